@@ -1,0 +1,229 @@
+/*
+ * validate: the naming, path, signature and UTF-8 rules of the D-Bus
+ * specification, as pure functions over (pointer, length).
+ *
+ * Everything here sees untrusted bytes straight from clients, so each
+ * function accepts any input, never reads past s + n, never allocates,
+ * and answers "invalid" for anything the specification does not allow
+ * (an embedded NUL included). The signature rules match libdbus'
+ * _dbus_validate_signature_with_reason() except that array nesting is
+ * counted as real nesting ("a(a(ai))" is three deep), where libdbus only
+ * counts consecutive 'a's; the specification says nesting.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "validate.h"
+
+static bool is_alpha_(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool is_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+
+/*
+ * Dot-separated elements of [A-Za-z0-9_] (plus '-' if allow_dash), at
+ * least two, none empty, none starting with a digit unless
+ * allow_leading_digit.
+ */
+static bool validate_dotted(const char *s, size_t n, bool allow_dash, bool allow_leading_digit) {
+        size_t elements = 0, element_len = 0;
+
+        if (n == 0 || n > VALIDATE_NAME_MAX)
+                return false;
+
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+
+                if (c == '.') {
+                        if (element_len == 0)
+                                return false;
+                        elements++;
+                        element_len = 0;
+                        continue;
+                }
+                if (is_digit(c)) {
+                        if (element_len == 0 && !allow_leading_digit)
+                                return false;
+                } else if (!is_alpha_(c) && !(allow_dash && c == '-'))
+                        return false;
+                element_len++;
+        }
+        if (element_len == 0)
+                return false;
+        return elements + 1 >= 2;
+}
+
+bool validate_unique_name(const char *s, size_t n) {
+        if (n < 1 || n > VALIDATE_NAME_MAX || s[0] != ':')
+                return false;
+        return validate_dotted(s + 1, n - 1, true, true);
+}
+
+bool validate_well_known_name(const char *s, size_t n) {
+        return validate_dotted(s, n, true, false);
+}
+
+bool validate_bus_name(const char *s, size_t n) {
+        if (n > 0 && s[0] == ':')
+                return validate_unique_name(s, n);
+        return validate_well_known_name(s, n);
+}
+
+bool validate_interface_name(const char *s, size_t n) {
+        return validate_dotted(s, n, false, false);
+}
+
+bool validate_error_name(const char *s, size_t n) {
+        return validate_interface_name(s, n);
+}
+
+bool validate_member_name(const char *s, size_t n) {
+        if (n == 0 || n > VALIDATE_NAME_MAX || is_digit(s[0]))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!is_alpha_(s[i]) && !is_digit(s[i]))
+                        return false;
+        return true;
+}
+
+bool validate_object_path(const char *s, size_t n) {
+        if (n == 0 || s[0] != '/')
+                return false;
+        if (n == 1)
+                return true;
+        if (s[n - 1] == '/')
+                return false;
+        for (size_t i = 1; i < n; i++) {
+                if (s[i] == '/') {
+                        if (s[i - 1] == '/')
+                                return false;
+                } else if (!is_alpha_(s[i]) && !is_digit(s[i]))
+                        return false;
+        }
+        return true;
+}
+
+bool validate_is_basic_type(char c) {
+        return c != 0 && strchr("ybnqiuxtdhsog", c);
+}
+
+/*
+ * Walks one complete type at s[*pos], checking nesting. Depths are the
+ * numbers of enclosing arrays, structs and dict entries.
+ */
+static bool walk_complete_type(const char *s, size_t n, size_t *pos,
+                               unsigned arrays, unsigned structs, unsigned dicts) {
+        char c;
+
+        if (*pos >= n)
+                return false;
+        c = s[(*pos)++];
+        if (validate_is_basic_type(c) || c == 'v')
+                return true;
+
+        if (c == 'a') {
+                if (arrays + 1 > VALIDATE_DEPTH_MAX || *pos >= n)
+                        return false;
+                if (s[*pos] != '{')
+                        return walk_complete_type(s, n, pos, arrays + 1, structs, dicts);
+                /* Dict entry: a basic key and exactly one value type. */
+                (*pos)++;
+                if (dicts + 1 > VALIDATE_DEPTH_MAX || *pos >= n || !validate_is_basic_type(s[*pos]))
+                        return false;
+                (*pos)++;
+                if (!walk_complete_type(s, n, pos, arrays + 1, structs, dicts + 1))
+                        return false;
+                if (*pos >= n || s[*pos] != '}')
+                        return false;
+                (*pos)++;
+                return true;
+        }
+
+        if (c == '(') {
+                if (structs + 1 > VALIDATE_DEPTH_MAX || *pos >= n || s[*pos] == ')')
+                        return false;
+                while (*pos < n && s[*pos] != ')')
+                        if (!walk_complete_type(s, n, pos, arrays, structs + 1, dicts))
+                                return false;
+                if (*pos >= n)
+                        return false;
+                (*pos)++;
+                return true;
+        }
+
+        return false;   /* unknown code, stray ')' '}' '{', NUL */
+}
+
+bool validate_signature(const char *s, size_t n) {
+        size_t pos = 0;
+
+        if (n > VALIDATE_SIGNATURE_MAX)
+                return false;
+        while (pos < n)
+                if (!walk_complete_type(s, n, &pos, 0, 0, 0))
+                        return false;
+        return true;
+}
+
+bool validate_single_complete_type(const char *s, size_t n) {
+        size_t pos = 0;
+
+        if (n > VALIDATE_SIGNATURE_MAX)
+                return false;
+        return walk_complete_type(s, n, &pos, 0, 0, 0) && pos == n;
+}
+
+size_t validate_complete_type_length(const char *s, size_t n) {
+        size_t pos = 0;
+
+        if (!walk_complete_type(s, n, &pos, 0, 0, 0))
+                return 0;
+        return pos;
+}
+
+/* Length of the UTF-8 sequence starting with lead byte c, 0 if invalid. */
+static size_t utf8_sequence_length(uint8_t c) {
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf)
+                return 2;
+        if (c >= 0xe0 && c <= 0xef)
+                return 3;
+        if (c >= 0xf0 && c <= 0xf4)
+                return 4;
+        return 0;       /* continuation byte, overlong 0xc0/0xc1, > U+10FFFF */
+}
+
+bool validate_utf8(const char *s, size_t n) {
+        const uint8_t *p = (const uint8_t *) s;
+        size_t i = 0;
+
+        while (i < n) {
+                size_t len = utf8_sequence_length(p[i]);
+                uint32_t cp;
+
+                if (len == 0 || len > n - i)
+                        return false;
+                if (len == 1) {
+                        if (p[i] == 0)
+                                return false;
+                        i++;
+                        continue;
+                }
+                cp = p[i] & (0x7f >> len);
+                for (size_t k = 1; k < len; k++) {
+                        if ((p[i + k] & 0xc0) != 0x80)
+                                return false;
+                        cp = (cp << 6) | (p[i + k] & 0x3f);
+                }
+                if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff)
+                        return false;   /* overlong or out of range */
+                if (cp >= 0xd800 && cp <= 0xdfff)
+                        return false;   /* surrogate */
+                i += len;
+        }
+        return true;
+}
