@@ -1,0 +1,35 @@
+/* The device policy: global tokens, what each origin may be granted, monitor labels. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diagnostic.h"
+#include "model.h"
+
+#define DEVICE_POLICY_PATH "/etc/mssf/device-policy.conf"
+
+enum {
+        DEVICE_POLICY_E_INVALID = 1,    /* errors were added to diag */
+};
+
+/* The built-in default (docs/manifest.md lists it). */
+int device_policy_new_default(DevicePolicy **ret);
+
+/* Parse the line format; 0, DEVICE_POLICY_E_INVALID or -errno (-ENOENT if absent). */
+int device_policy_parse_file(const char *path, Diagnostics *diag, DevicePolicy **ret);
+int device_policy_parse_buffer(const char *data, size_t size, const char *file,
+                               Diagnostics *diag, DevicePolicy **ret);
+
+/* path (NULL: DEVICE_POLICY_PATH) if it exists, else the built-in default. */
+int device_policy_load(const char *path, Diagnostics *diag, DevicePolicy **ret);
+
+/*
+ * Whether a package from origin (NULL: unknown) may be granted the
+ * credential with this full name. check_origin_token: the credential is a
+ * checkorigin token, which only an exact pattern or "*" covers.
+ */
+bool device_policy_allows(const DevicePolicy *policy, const char *origin, const char *name,
+                          bool check_origin_token);
+/* Whether label may monitor / eavesdrop. */
+bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);

@@ -1,0 +1,55 @@
+/* Diagnostics: the warnings and errors the policy parsers report instead of logging. */
+#pragma once
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+/*
+ * The policy modules never print. Each parser appends what it found here,
+ * with file:line:column, and the caller (mssf-policy) decides how to show
+ * it. A warning never stops a manifest from loading; any error does.
+ */
+
+typedef enum DiagnosticSeverity {
+        DIAGNOSTIC_WARNING,
+        DIAGNOSTIC_ERROR,
+} DiagnosticSeverity;
+
+typedef struct Diagnostic {
+        DiagnosticSeverity severity;
+        char *file;                     /* (nullable) */
+        unsigned line;                  /* 0: the whole file */
+        unsigned column;                /* 0: the whole line */
+        char *message;
+} Diagnostic;
+
+typedef struct Diagnostics {
+        Diagnostic **items;
+        size_t n_items;
+        size_t n_errors;
+        size_t n_warnings;
+        /* Beyond this many items only the counters grow (a hostile file
+         * cannot make us allocate without bound). */
+        size_t max_items;
+} Diagnostics;
+
+#define DIAGNOSTICS_MAX_ITEMS_DEFAULT 1000
+
+int diagnostics_new(Diagnostics **ret);
+Diagnostics *diagnostics_free(Diagnostics *diag);
+
+/* Append one; returns 0 or -ENOMEM. diag may be NULL (counts nothing). */
+int diagnostics_add(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
+                    unsigned line, unsigned column, const char *format, ...) _printf_(6, 7);
+int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
+                     unsigned line, unsigned column, const char *format, va_list ap)
+                     _printf_(6, 0);
+
+/* "file:line:column: error: message" (parts that are 0/NULL left out). */
+int diagnostic_format(const Diagnostic *d, char **ret);
+/* The first item whose message contains needle (for tests and tools), or NULL. */
+const Diagnostic *diagnostics_find(const Diagnostics *diag, const char *needle);
+
+DEFINE_CLEANUP(Diagnostics *, diagnostics_free);
