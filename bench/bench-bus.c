@@ -1,0 +1,252 @@
+/*
+ * One program for the bus benchmarks, with sd-bus as the client library on
+ * every bus so that only the bus differs between runs:
+ *
+ *   bench-bus server ADDR                  echo service "org.mssf.Bench"
+ *   bench-bus latency ADDR COUNT SIZE      sequential calls: median, p99 (us)
+ *   bench-bus throughput ADDR SECS SIZE WINDOW
+ *                                          WINDOW calls kept in flight: calls/s
+ *   bench-bus idle ADDR COUNT              COUNT connections that said Hello,
+ *                                          held until stdin closes
+ *
+ * Results go to stdout as "key value" lines for the driver script.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+#define BENCH_NAME "org.mssf.Bench"
+#define BENCH_PATH "/org/mssf/Bench"
+#define BENCH_IFACE "org.mssf.Bench"
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int bus_connect(const char *address, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, 1);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r < 0) {
+                sd_bus_unref(bus);
+                return r;
+        }
+        *ret = bus;
+        return 0;
+}
+
+static int method_echo(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const void *data;
+        size_t size;
+        int r = sd_bus_message_read_array(m, 'y', &data, &size);
+        if (r < 0)
+                return r;
+        sd_bus_message *reply = NULL;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 'y', data, size);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r < 0 ? r : 1;
+}
+
+static const sd_bus_vtable echo_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("Echo", "ay", "ay", method_echo, 0),
+        SD_BUS_VTABLE_END,
+};
+
+static int run_server(const char *address) {
+        sd_bus *bus = NULL;
+        int r = bus_connect(address, &bus);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(bus, NULL, BENCH_PATH, BENCH_IFACE, echo_vtable, NULL);
+        if (r >= 0)
+                r = sd_bus_request_name(bus, BENCH_NAME, 0);
+        if (r < 0) {
+                fprintf(stderr, "server: %s\n", strerror(-r));
+                return 1;
+        }
+        printf("ready\n");
+        fflush(stdout);
+        for (;;) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        break;
+                if (r == 0 && sd_bus_wait(bus, UINT64_MAX) < 0)
+                        break;
+        }
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
+static int new_echo_call(sd_bus *bus, const void *payload, size_t size, sd_bus_message **ret) {
+        sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(bus, &m, BENCH_NAME, BENCH_PATH, BENCH_IFACE, "Echo");
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'y', payload, size);
+        if (r < 0) {
+                sd_bus_message_unref(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+static int run_latency(const char *address, unsigned count, size_t size) {
+        sd_bus *bus = NULL;
+        _cleanup_free_ uint8_t *payload = calloc(1, size ? size : 1);
+        _cleanup_free_ uint64_t *samples = calloc(count, sizeof(uint64_t));
+        if (!payload || !samples || bus_connect(address, &bus) < 0)
+                return 1;
+        for (unsigned i = 0; i < count + count / 10; i++) {
+                sd_bus_message *m = NULL, *reply = NULL;
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                if (new_echo_call(bus, payload, size, &m) < 0)
+                        return 1;
+                uint64_t t0 = now_ns();
+                int r = sd_bus_call(bus, m, 0, &error, &reply);
+                uint64_t t1 = now_ns();
+                sd_bus_message_unref(m);
+                sd_bus_message_unref(reply);
+                if (r < 0) {
+                        fprintf(stderr, "latency: %s\n", error.message ? error.message : strerror(-r));
+                        return 1;
+                }
+                sd_bus_error_free(&error);
+                if (i >= count / 10) /* the first tenth warms up */
+                        samples[i - count / 10] = t1 - t0;
+        }
+        qsort(samples, count, sizeof(uint64_t), cmp_u64);
+        printf("median_us %.1f\n", samples[count / 2] / 1000.0);
+        printf("p99_us %.1f\n", samples[(size_t)count * 99 / 100] / 1000.0);
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
+typedef struct Pipeline {
+        sd_bus *bus;
+        const uint8_t *payload;
+        size_t size;
+        uint64_t done;
+        int failed;
+} Pipeline;
+
+static int send_one(Pipeline *p);
+
+static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Pipeline *p = userdata;
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                fprintf(stderr, "throughput: %s\n", sd_bus_message_get_error(reply)->message);
+                p->failed = 1;
+                return 0;
+        }
+        p->done++;
+        if (send_one(p) < 0)
+                p->failed = 1;
+        return 0;
+}
+
+static int send_one(Pipeline *p) {
+        sd_bus_message *m = NULL;
+        int r = new_echo_call(p->bus, p->payload, p->size, &m);
+        if (r >= 0)
+                r = sd_bus_call_async(p->bus, NULL, m, on_reply, p, 0);
+        sd_bus_message_unref(m);
+        return r;
+}
+
+static int run_throughput(const char *address, double seconds, size_t size, unsigned window) {
+        _cleanup_free_ uint8_t *payload = calloc(1, size ? size : 1);
+        Pipeline p = { .payload = payload, .size = size };
+        if (!payload || bus_connect(address, &p.bus) < 0)
+                return 1;
+        for (unsigned i = 0; i < window; i++)
+                if (send_one(&p) < 0)
+                        return 1;
+        uint64_t start = now_ns(), warm = start + 200000000u, end = 0;
+        uint64_t done_at_warm = 0;
+        int warmed = 0;
+        for (;;) {
+                int r = sd_bus_process(p.bus, NULL);
+                if (r < 0 || p.failed)
+                        return 1;
+                uint64_t t = now_ns();
+                if (!warmed && t >= warm) {
+                        warmed = 1;
+                        done_at_warm = p.done;
+                        start = t;
+                        end = t + (uint64_t)(seconds * 1e9);
+                }
+                if (warmed && t >= end)
+                        break;
+                if (r == 0 && sd_bus_wait(p.bus, 100000) < 0)
+                        return 1;
+        }
+        printf("calls_per_s %.0f\n", (p.done - done_at_warm) / ((now_ns() - start) / 1e9));
+        sd_bus_close(p.bus);
+        sd_bus_unref(p.bus);
+        return 0;
+}
+
+static int run_idle(const char *address, unsigned count) {
+        struct rlimit rl = { count + 64, count + 64 };
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                perror("setrlimit");
+        sd_bus **buses = calloc(count, sizeof(sd_bus *));
+        if (!buses)
+                return 1;
+        for (unsigned i = 0; i < count; i++) {
+                int r = bus_connect(address, &buses[i]);
+                if (r >= 0)
+                        r = sd_bus_get_unique_name(buses[i], &(const char *){ NULL });
+                if (r < 0) {
+                        fprintf(stderr, "idle: connection %u: %s\n", i, strerror(-r));
+                        return 1;
+                }
+        }
+        printf("ready\n");
+        fflush(stdout);
+        char c;
+        while (read(STDIN_FILENO, &c, 1) > 0)
+                ;
+        for (unsigned i = 0; i < count; i++)
+                sd_bus_flush_close_unref(buses[i]);
+        free(buses);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        if (argc >= 3 && !strcmp(argv[1], "server"))
+                return run_server(argv[2]);
+        if (argc >= 5 && !strcmp(argv[1], "latency"))
+                return run_latency(argv[2], (unsigned)atoi(argv[3]), (size_t)atoi(argv[4]));
+        if (argc >= 6 && !strcmp(argv[1], "throughput"))
+                return run_throughput(argv[2], atof(argv[3]), (size_t)atoi(argv[4]), (unsigned)atoi(argv[5]));
+        if (argc >= 4 && !strcmp(argv[1], "idle"))
+                return run_idle(argv[2], (unsigned)atoi(argv[3]));
+        fprintf(stderr, "usage: %s server|latency|throughput|idle ADDR ...\n", argv[0]);
+        return 2;
+}
