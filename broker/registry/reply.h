@@ -1,0 +1,91 @@
+/* Pending replies: which method calls may still be answered, and until when. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ilist.h"
+#include "macro.h"
+
+struct Peer;
+
+/*
+ * When the bus forwards a method call that expects a reply, it registers
+ * (caller, callee, serial) with a deadline. A reply or error from callee to
+ * caller carrying that reply_serial is then expected exactly once:
+ * reply_registry_take() finds and removes the slot in O(1); anything else
+ * is an unexpected reply the bus drops. Deadlines are microseconds on
+ * whatever monotonic clock the caller uses.
+ *
+ * Return codes: 0; REPLY_E_QUOTA (the caller already waits for
+ * max_replies_per_connection replies: LimitsExceeded), REPLY_E_EXISTS
+ * (the same caller, callee and serial are already pending), REPLY_E_NONE
+ * (nothing found / nothing left); -ENOMEM.
+ */
+
+enum {
+        REPLY_E_QUOTA = 1,
+        REPLY_E_EXISTS,
+        REPLY_E_NONE,
+};
+
+typedef struct ReplyRegistry ReplyRegistry;
+typedef struct ReplySlot ReplySlot;
+
+/* Per-peer state, embedded in the peer; peer is opaque. */
+typedef struct ReplyOwner {
+        ReplyRegistry *registry;
+        struct Peer *peer;
+        IList waiting;          /* slots where this peer is the caller */
+        IList owed;             /* slots where this peer is the callee */
+        size_t n_waiting;
+} ReplyOwner;
+
+/* What the bus needs to send NoReply (or to account a reply). */
+typedef struct ReplyEvent {
+        ReplyOwner *caller;
+        ReplyOwner *callee;
+        uint32_t serial;
+} ReplyEvent;
+
+int reply_registry_new(ReplyRegistry **ret);
+/* Every owner must have been deinitialised first (asserted). */
+ReplyRegistry *reply_registry_free(ReplyRegistry *registry);
+size_t reply_registry_size(const ReplyRegistry *registry);
+
+void reply_owner_init(ReplyOwner *owner, ReplyRegistry *registry, struct Peer *peer);
+/*
+ * Drops every slot the owner takes part in, as caller or callee, without
+ * events. On a disconnect call reply_registry_pop_owed() first so the
+ * callers waiting on this peer get their NoReply error.
+ */
+void reply_owner_deinit(ReplyOwner *owner);
+
+/* A method call from caller to callee with serial was forwarded. */
+int reply_registry_expect(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                          uint32_t serial, uint64_t deadline_usec, size_t max_replies);
+
+/*
+ * A reply or error from callee to caller with reply_serial serial: 0 if it
+ * was expected (the slot is gone now), REPLY_E_NONE if not.
+ */
+int reply_registry_take(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                        uint32_t serial);
+
+/*
+ * The callee disconnects: pops one caller waiting on it per call (0), then
+ * REPLY_E_NONE. Never fails.
+ */
+int reply_registry_pop_owed(ReplyOwner *callee, ReplyEvent *ret_event);
+
+/* Earliest pending deadline; false if nothing is pending. */
+bool reply_registry_next_deadline(const ReplyRegistry *registry, uint64_t *ret_deadline_usec);
+
+/*
+ * Pops one slot whose deadline is <= now (0), then REPLY_E_NONE, in
+ * deadline order. Never fails.
+ */
+int reply_registry_pop_expired(ReplyRegistry *registry, uint64_t now_usec, ReplyEvent *ret_event);
+
+DEFINE_CLEANUP(ReplyRegistry *, reply_registry_free);
