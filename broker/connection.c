@@ -1,0 +1,404 @@
+/*
+ * A client connection's byte stream, in both directions.
+ *
+ * Input: bytes are read into one buffer per connection (grown only for a
+ * message larger than it, shrunk back when idle), SASL lines are fed to
+ * the auth state machine until BEGIN, and from then on messages are
+ * framed with message_frame_size() and parsed in place by
+ * message_parse(), which copies them into the Message: no other copy, no
+ * other allocation per message. Descriptors arrive with SCM_RIGHTS
+ * (MSG_CMSG_CLOEXEC); each is tagged with the stream offset it came with
+ * and belongs to the message whose bytes span that offset, exactly as the
+ * kernel attached it. Truncated control data, fds without
+ * NEGOTIATE_UNIX_FD, a frame or message the parser rejects, or more than
+ * the quota allows: the connection is dropped (only this one).
+ *
+ * Output: a ring of Message references (no copy, no allocation per
+ * message once the ring has grown), written with one sendmsg() of up to
+ * CONNECTION_IOV_MAX messages per call; a message carrying fds starts a
+ * new sendmsg() so its SCM_RIGHTS land on its first byte. Partial writes
+ * keep an offset into the head message. Quotas are checked when a
+ * message is queued, so a slow reader never blocks the sender: the
+ * message is refused and the caller tells the sender (LimitsExceeded).
+ *
+ * Trust: nothing the peer sends is trusted; limits come from the bus
+ * configuration.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "connection.h"
+#include "message.h"
+
+#define CONNECTION_IN_MIN 8192
+#define CONNECTION_IN_IDLE_MAX (64 * 1024)
+#define CONNECTION_READS_PER_DISPATCH 8
+#define CONNECTION_IOV_MAX 64
+#define CONNECTION_FDS_PER_READ 253     /* SCM_MAX_FD */
+#define CONNECTION_OUT_MIN 8
+
+int connection_init(Connection *c, int fd, const ConnectionLimits *limits,
+                    uid_t peer_uid, unsigned mechanisms, const char *guid) {
+        *c = (Connection) { .fd = fd, .limits = *limits };
+        auth_init(&c->auth, peer_uid, mechanisms, true, guid);
+        c->in = malloc(CONNECTION_IN_MIN);
+        if (!c->in)
+                return -ENOMEM;
+        c->in_size = CONNECTION_IN_MIN;
+        return 0;
+}
+
+static void connection_close_in_fds(Connection *c, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                safe_close(c->in_fds[i]);
+        memmove(c->in_fds, c->in_fds + n, (c->n_in_fds - n) * sizeof(int));
+        memmove(c->in_fds_pos, c->in_fds_pos + n, (c->n_in_fds - n) * sizeof(uint64_t));
+        c->n_in_fds -= n;
+}
+
+void connection_deinit(Connection *c) {
+        connection_close_in_fds(c, c->n_in_fds);
+        while (c->out_count > 0) {
+                message_unref(c->out[c->out_head]);
+                c->out_head = (c->out_head + 1) % c->out_size;
+                c->out_count--;
+        }
+        free(c->in_fds);
+        free(c->in_fds_pos);
+        free(c->out);
+        free(c->in);
+        safe_close(c->fd);
+        *c = (Connection) { .fd = -1 };
+}
+
+/* Make room for at least want unconsumed bytes plus some free space. */
+static int connection_in_reserve(Connection *c, size_t want) {
+        size_t pending = c->in_end - c->in_start;
+        size_t size = c->in_size;
+        uint8_t *in;
+
+        if (c->in_start > 0 && (c->in_end == c->in_size || pending + CONNECTION_IN_MIN / 4 > c->in_size - c->in_start)) {
+                memmove(c->in, c->in + c->in_start, pending);
+                c->in_stream_pos += c->in_start;
+                c->in_start = 0;
+                c->in_end = pending;
+        }
+        if (want < pending + 1)
+                want = pending + 1;
+        if (want <= size)
+                return 0;
+        while (size < want)
+                size *= 2;
+        in = realloc(c->in, size);
+        if (!in)
+                return -ENOMEM;
+        c->in = in;
+        c->in_size = size;
+        return 0;
+}
+
+/* Give a big buffer back once it is empty again. */
+static void connection_in_trim(Connection *c) {
+        uint8_t *in;
+
+        if (c->in_start != c->in_end || c->in_size <= CONNECTION_IN_IDLE_MAX)
+                return;
+        in = realloc(c->in, CONNECTION_IN_MIN);
+        if (!in)
+                return;
+        c->in_stream_pos += c->in_start;
+        c->in = in;
+        c->in_size = CONNECTION_IN_MIN;
+        c->in_start = c->in_end = 0;
+}
+
+static int connection_take_fds(Connection *c, const int *fds, size_t n, uint64_t pos) {
+        size_t total = c->n_in_fds + n;
+        bool ok = c->auth.unix_fd && c->authenticated && total <= c->limits.max_incoming_unix_fds;
+
+        if (ok && total > c->in_fds_size) {
+                int *new_fds = realloc(c->in_fds, total * sizeof(int));
+                uint64_t *new_pos;
+
+                if (new_fds)
+                        c->in_fds = new_fds;
+                new_pos = new_fds ? realloc(c->in_fds_pos, total * sizeof(uint64_t)) : NULL;
+                if (new_pos) {
+                        c->in_fds_pos = new_pos;
+                        c->in_fds_size = total;
+                }
+                ok = new_fds && new_pos;
+        }
+        if (!ok) {
+                for (size_t i = 0; i < n; i++)
+                        safe_close(fds[i]);
+                return CONNECTION_E_CLOSED;
+        }
+        for (size_t i = 0; i < n; i++) {
+                c->in_fds[c->n_in_fds] = fds[i];
+                c->in_fds_pos[c->n_in_fds++] = pos;
+        }
+        return 0;
+}
+
+/* One recvmsg(). 0: got bytes; CONNECTION_E_AGAIN: nothing; CONNECTION_E_CLOSED: EOF/error. */
+static int connection_fill(Connection *c) {
+        union {
+                struct cmsghdr align;
+                uint8_t buf[CMSG_SPACE(sizeof(int) * CONNECTION_FDS_PER_READ)];
+        } control;
+        struct iovec iov = { c->in + c->in_end, c->in_size - c->in_end };
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1,
+                .msg_control = &control, .msg_controllen = sizeof(control),
+        };
+        uint64_t pos = c->in_stream_pos + c->in_end;
+        ssize_t n;
+        int r = 0;
+
+        n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? CONNECTION_E_AGAIN : CONNECTION_E_CLOSED;
+        for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh); cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+                if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS) {
+                        size_t n_fds = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        int fds[CONNECTION_FDS_PER_READ];
+
+                        memcpy(fds, CMSG_DATA(cmsg), n_fds * sizeof(int));
+                        if (r == 0)
+                                r = connection_take_fds(c, fds, n_fds, pos);
+                        else
+                                for (size_t i = 0; i < n_fds; i++)
+                                        safe_close(fds[i]);
+                }
+        }
+        if (r != 0 || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+                return CONNECTION_E_CLOSED;
+        if (n == 0)
+                return CONNECTION_E_CLOSED;
+        c->in_end += (size_t) n;
+        return 0;
+}
+
+/* Queue SASL output and try to write it at once; it is tiny. */
+static int connection_auth(Connection *c) {
+        size_t consumed, out_len;
+        int r;
+
+        r = auth_feed(&c->auth, c->in + c->in_start, c->in_end - c->in_start, &consumed,
+                      c->auth_out + c->auth_out_len, sizeof(c->auth_out) - c->auth_out_len,
+                      &out_len);
+        c->in_start += consumed;
+        c->auth_out_len += out_len;
+        if (r == AUTH_E_FAILED)
+                return CONNECTION_E_CLOSED;
+        if (r == AUTH_E_DONE)
+                c->authenticated = true;
+        return 0;
+}
+
+/* Frame and parse every complete message in the buffer. */
+static int connection_parse(Connection *c, ConnectionMessageFn fn, void *userdata) {
+        while (c->in_start < c->in_end) {
+                size_t avail = c->in_end - c->in_start, total, n_fds = 0;
+                uint64_t end_pos;
+                Message *m;
+                int r;
+
+                r = message_frame_size(c->in + c->in_start, avail, c->limits.max_message_size, &total);
+                if (r == MESSAGE_E_NEED_MORE)
+                        return 0;
+                if (r != 0)
+                        return r < 0 ? r : CONNECTION_E_CLOSED;
+                if (total > avail)
+                        return connection_in_reserve(c, total);
+
+                end_pos = c->in_stream_pos + c->in_start + total;
+                while (n_fds < c->n_in_fds && c->in_fds_pos[n_fds] < end_pos)
+                        n_fds++;
+                if (n_fds > c->limits.max_message_unix_fds)
+                        return CONNECTION_E_CLOSED;
+                r = message_parse(c->in + c->in_start, total, c->in_fds, n_fds, &m);
+                if (r != 0)
+                        return r < 0 ? r : CONNECTION_E_CLOSED;
+                /* The message owns them now: forget without closing. */
+                memmove(c->in_fds, c->in_fds + n_fds, (c->n_in_fds - n_fds) * sizeof(int));
+                memmove(c->in_fds_pos, c->in_fds_pos + n_fds, (c->n_in_fds - n_fds) * sizeof(uint64_t));
+                c->n_in_fds -= n_fds;
+                c->in_start += total;
+
+                r = fn(m, userdata);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int connection_process(Connection *c, ConnectionMessageFn fn, void *userdata) {
+        int r;
+
+        if (!c->authenticated) {
+                r = connection_auth(c);
+                if (r != 0)
+                        return r;
+                if (!c->authenticated)
+                        return 0;
+        }
+        return connection_parse(c, fn, userdata);
+}
+
+int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
+        int r;
+
+        for (unsigned i = 0; i < CONNECTION_READS_PER_DISPATCH; i++) {
+                int filled;
+
+                r = connection_in_reserve(c, 0);
+                if (r < 0)
+                        return r;
+                filled = connection_fill(c);
+                if (filled == CONNECTION_E_AGAIN)
+                        break;
+                /* A peer that sent and hung up still gets its messages routed. */
+                r = connection_process(c, fn, userdata);
+                if (r != 0)
+                        return r;
+                if (filled == CONNECTION_E_CLOSED)
+                        return CONNECTION_E_CLOSED;
+                if (!c->authenticated && c->in_end - c->in_start >= AUTH_LINE_MAX)
+                        return CONNECTION_E_CLOSED;
+        }
+        connection_in_trim(c);
+        return 0;
+}
+
+static int connection_out_grow(Connection *c) {
+        size_t size = c->out_size ? c->out_size * 2 : CONNECTION_OUT_MIN;
+        Message **out = malloc(size * sizeof(*out));
+
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->out_count; i++)
+                out[i] = c->out[(c->out_head + i) % c->out_size];
+        free(c->out);
+        c->out = out;
+        c->out_size = size;
+        c->out_head = 0;
+        return 0;
+}
+
+int connection_queue(Connection *c, Message *m) {
+        size_t size, n_fds;
+        int r;
+
+        message_get_data(m, &size);
+        message_get_unix_fds(m, &n_fds);
+        if (n_fds > 0 && !c->auth.unix_fd)
+                return CONNECTION_E_NO_FDS;
+        if (c->out_bytes + size > c->limits.max_outgoing_bytes ||
+            c->out_fds + n_fds > c->limits.max_outgoing_unix_fds)
+                return CONNECTION_E_QUOTA;
+        if (c->out_count == c->out_size) {
+                r = connection_out_grow(c);
+                if (r < 0)
+                        return r;
+        }
+        c->out[(c->out_head + c->out_count) % c->out_size] = message_ref(m);
+        c->out_count++;
+        c->out_bytes += size;
+        c->out_fds += n_fds;
+        return 0;
+}
+
+static int connection_flush_auth(Connection *c) {
+        ssize_t n = send(c->fd, c->auth_out, c->auth_out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? CONNECTION_E_AGAIN : CONNECTION_E_CLOSED;
+        memmove(c->auth_out, c->auth_out + n, c->auth_out_len - (size_t) n);
+        c->auth_out_len -= (size_t) n;
+        return c->auth_out_len > 0 ? CONNECTION_E_AGAIN : 0;
+}
+
+/* Drop written bytes from the head of the ring. */
+static void connection_out_advance(Connection *c, size_t written) {
+        while (written > 0) {
+                Message *m = c->out[c->out_head];
+                size_t size, n_fds, left;
+
+                message_get_data(m, &size);
+                left = size - c->out_offset;
+                if (written < left) {
+                        c->out_offset += written;
+                        return;
+                }
+                written -= left;
+                message_get_unix_fds(m, &n_fds);
+                c->out_bytes -= size;
+                c->out_fds -= n_fds;
+                c->out_offset = 0;
+                message_unref(m);
+                c->out_head = (c->out_head + 1) % c->out_size;
+                c->out_count--;
+        }
+}
+
+/* One sendmsg() of the head messages; fds only ever ride on a message's first byte. */
+static int connection_send_some(Connection *c) {
+        union {
+                struct cmsghdr align;
+                uint8_t buf[CMSG_SPACE(sizeof(int) * CONNECTION_FDS_PER_READ)];
+        } control;
+        struct iovec iov[CONNECTION_IOV_MAX];
+        struct msghdr mh = { .msg_iov = iov };
+        size_t n_iov = 0, n_fds;
+        const int *fds;
+        ssize_t n;
+
+        for (size_t k = 0; k < c->out_count && n_iov < CONNECTION_IOV_MAX; k++) {
+                Message *m = c->out[(c->out_head + k) % c->out_size];
+                size_t size, skip = k == 0 ? c->out_offset : 0;
+                const uint8_t *data = message_get_data(m, &size);
+
+                fds = message_get_unix_fds(m, &n_fds);
+                if (n_fds > 0 && k > 0)
+                        break;
+                if (n_fds > 0 && c->out_offset == 0) {
+                        struct cmsghdr *cmsg;
+
+                        mh.msg_control = &control;
+                        mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+                        cmsg = CMSG_FIRSTHDR(&mh);
+                        cmsg->cmsg_level = SOL_SOCKET;
+                        cmsg->cmsg_type = SCM_RIGHTS;
+                        cmsg->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+                        memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * n_fds);
+                }
+                iov[n_iov++] = (struct iovec) { (void *) (data + skip), size - skip };
+        }
+        mh.msg_iovlen = n_iov;
+        n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? CONNECTION_E_AGAIN : CONNECTION_E_CLOSED;
+        connection_out_advance(c, (size_t) n);
+        return 0;
+}
+
+int connection_flush(Connection *c) {
+        int r;
+
+        if (c->auth_out_len > 0) {
+                r = connection_flush_auth(c);
+                if (r != 0)
+                        return r;
+        }
+        while (c->out_count > 0) {
+                r = connection_send_some(c);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,83 @@
+/* One client socket: SASL, framing, fd passing, the outgoing queue, quotas. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "auth.h"
+#include "macro.h"
+
+typedef struct Message Message;
+
+/* Expected outcomes. */
+enum {
+        CONNECTION_E_CLOSED = 1,        /* hung up, or violated the protocol: drop it */
+        CONNECTION_E_QUOTA,             /* queueing would exceed the outgoing quota */
+        CONNECTION_E_NO_FDS,            /* the message carries fds; the peer did not negotiate them */
+        CONNECTION_E_AGAIN,             /* output remains queued: wait for EPOLLOUT */
+};
+
+typedef struct ConnectionLimits {
+        size_t max_incoming_bytes;
+        size_t max_incoming_unix_fds;
+        size_t max_outgoing_bytes;
+        size_t max_outgoing_unix_fds;
+        size_t max_message_size;
+        size_t max_message_unix_fds;
+} ConnectionLimits;
+
+/* Called for each parsed message; it gets a reference it must drop or keep. */
+typedef int (*ConnectionMessageFn)(Message *m, void *userdata);
+
+typedef struct Connection {
+        int fd;                 /* (owned) */
+        ConnectionLimits limits;
+        Auth auth;
+        bool authenticated;
+
+        /* input: bytes [in_start, in_end) of in are unconsumed */
+        uint8_t *in;            /* (owned) */
+        size_t in_size, in_start, in_end;
+        uint64_t in_stream_pos; /* stream offset of in[0] */
+        int *in_fds;            /* (owned) received, not yet claimed by a message */
+        uint64_t *in_fds_pos;   /* (owned) stream offset each fd arrived with */
+        size_t n_in_fds, in_fds_size;
+
+        /* SASL replies not yet written */
+        char auth_out[512];
+        size_t auth_out_len;
+
+        /* output: a ring of message references; out_offset bytes of the head are written */
+        Message **out;          /* (owned refs) */
+        size_t out_head, out_count, out_size;
+        size_t out_offset;
+        size_t out_bytes, out_fds;
+} Connection;
+
+/* Takes fd. The connection starts unauthenticated. */
+int connection_init(Connection *c, int fd, const ConnectionLimits *limits,
+                    uid_t peer_uid, unsigned mechanisms, const char *guid);
+void connection_deinit(Connection *c);
+
+/*
+ * Reads what the socket has (a bounded amount), runs SASL until BEGIN,
+ * then frames, receives fds for and parses messages, calling fn for
+ * each. Returns 0, CONNECTION_E_CLOSED, or a negative errno (from fn).
+ */
+int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata);
+
+/* Queues a reference to m. 0, CONNECTION_E_QUOTA or CONNECTION_E_NO_FDS. */
+int connection_queue(Connection *c, Message *m);
+
+/* Writes queued output. 0 when all is written, CONNECTION_E_AGAIN, CONNECTION_E_CLOSED. */
+int connection_flush(Connection *c);
+
+static inline bool connection_has_output(const Connection *c) {
+        return c->out_count > 0 || c->auth_out_len > 0;
+}
+
+static inline bool connection_unix_fd(const Connection *c) {
+        return c->auth.unix_fd;
+}

@@ -1,0 +1,119 @@
+/*
+ * What the kernel says about the process at the other end of a unix
+ * socket, read once at accept (DESIGN decision 2) and never again: a
+ * connection's identity does not change, and /proc/PID is never consulted
+ * because PIDs are reused.
+ *
+ * SO_PEERCRED is mandatory. The rest is best effort and says so: no
+ * SO_PEERSEC label (ENOPROTOOPT on a host without an LSM that labels
+ * sockets) is "no label"; no SO_PEERGROUPS falls back to the primary gid;
+ * no SO_PEERPIDFD (older kernels) is "no pidfd". A label is trimmed of
+ * the trailing NULs some LSMs include.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "creds.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+#define CREDS_LABEL_MAX 4096
+#define CREDS_GROUPS_MAX 65536
+
+static int creds_read_label(int fd, char **ret) {
+        socklen_t len = 256;
+
+        for (;;) {
+                _cleanup_free_ char *label = malloc(len + 1);
+
+                if (!label)
+                        return -ENOMEM;
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERSEC, label, &len) == 0) {
+                        label[len] = 0;
+                        while (len > 0 && label[len - 1] == 0)
+                                len--;
+                        *ret = len > 0 ? TAKE_PTR(label) : NULL;
+                        return 0;
+                }
+                if (errno == ENOPROTOOPT || errno == EOPNOTSUPP) {
+                        *ret = NULL;
+                        return 0;
+                }
+                if (errno != ERANGE || len > CREDS_LABEL_MAX)
+                        return -errno;
+                /* len now holds the size the kernel needs */
+        }
+}
+
+static int creds_read_groups(int fd, gid_t primary, gid_t **ret, size_t *ret_n) {
+        socklen_t len = 64 * sizeof(gid_t);
+
+        for (;;) {
+                _cleanup_free_ gid_t *groups = malloc(len ? len : sizeof(gid_t));
+
+                if (!groups)
+                        return -ENOMEM;
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0) {
+                        *ret_n = len / sizeof(gid_t);
+                        *ret = TAKE_PTR(groups);
+                        return 0;
+                }
+                if (errno == ERANGE && len <= CREDS_GROUPS_MAX * sizeof(gid_t))
+                        continue;
+                if (errno != ENOPROTOOPT)
+                        return -errno;
+                groups[0] = primary;
+                *ret_n = 1;
+                *ret = TAKE_PTR(groups);
+                return 0;
+        }
+}
+
+static int creds_read_pidfd(int fd) {
+        int pidfd = -1;
+        socklen_t len = sizeof(pidfd);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+                return -1;
+        return pidfd;
+}
+
+int creds_read(int fd, Creds *ret) {
+        Creds creds = CREDS_NULL;
+        struct ucred ucred;
+        socklen_t len = sizeof(ucred);
+        int r;
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &ucred, &len) < 0)
+                return -errno;
+        creds.pid = ucred.pid;
+        creds.uid = ucred.uid;
+        creds.gid = ucred.gid;
+
+        r = creds_read_label(fd, &creds.label);
+        if (r < 0)
+                goto fail;
+        r = creds_read_groups(fd, creds.gid, &creds.groups, &creds.n_groups);
+        if (r < 0)
+                goto fail;
+        creds.pidfd = creds_read_pidfd(fd);
+        *ret = creds;
+        return 0;
+fail:
+        creds_deinit(&creds);
+        return r;
+}
+
+void creds_deinit(Creds *creds) {
+        free(creds->groups);
+        free(creds->label);
+        safe_close(creds->pidfd);
+        *creds = CREDS_NULL;
+}

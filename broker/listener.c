@@ -1,0 +1,169 @@
+/*
+ * Listening sockets. One Listener per bound address: it binds (unix
+ * path, dir/tmpdir with a random name, abstract, runtime) as dbus-daemon
+ * does, or adopts a socket systemd passed, and hands every accepted
+ * connection to the bus as a non-blocking, close-on-exec fd.
+ *
+ * Accepting is batched: one wakeup accepts until EAGAIN (bounded, so a
+ * connection storm cannot starve existing clients). Credentials are not
+ * read here but by the bus right after, once (creds.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "address.h"
+#include "listener.h"
+
+#define LISTENER_ACCEPT_BATCH 32
+#define LISTENER_BACKLOG 4096
+
+static int listener_on_io(LoopSource *source, uint32_t events, void *userdata) {
+        Listener *listener = userdata;
+
+        for (int i = 0; i < LISTENER_ACCEPT_BATCH; i++) {
+                int fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                int r;
+
+                if (fd < 0) {
+                        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                                return 0;
+                        /* EMFILE and friends: try again on the next wakeup. */
+                        return 0;
+                }
+                r = listener->fn(listener, fd, listener->userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int listener_start(Loop *loop, Listener *listener, int fd, const char *guid,
+                          ListenerAcceptFn fn, void *userdata) {
+        listener->loop = loop;
+        listener->fd = fd;
+        listener->fn = fn;
+        listener->userdata = userdata;
+        return loop_add_io(loop, &listener->source, fd, EPOLLIN, listener_on_io, listener);
+}
+
+static int listener_bind(const char *path, bool abstract, int *ret_fd) {
+        _cleanup_close_ int fd = -1;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        size_t len = strlen(path);
+        socklen_t sa_len;
+
+        if (len + (abstract ? 1 : 0) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        if (abstract) {
+                memcpy(sa.sun_path + 1, path, len);
+                sa_len = offsetof(struct sockaddr_un, sun_path) + 1 + len;
+        } else {
+                memcpy(sa.sun_path, path, len);
+                sa_len = offsetof(struct sockaddr_un, sun_path) + len + 1;
+        }
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (!abstract)
+                (void) unlink(path);    /* dbus-daemon replaces a stale socket, too */
+        if (bind(fd, (struct sockaddr *) &sa, sa_len) < 0)
+                return -errno;
+        if (!abstract)
+                (void) chmod(path, 0666);
+        if (listen(fd, LISTENER_BACKLOG) < 0)
+                return -errno;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int listener_new(Loop *loop, const BusAddress *address, const char *guid,
+                 ListenerAcceptFn fn, void *userdata, Listener **ret) {
+        _cleanup_(listener_freep) Listener *listener = NULL;
+        _cleanup_free_ char *path = NULL;
+        bool abstract;
+        int fd = -1, r;
+
+        r = bus_address_socket_path(address, &path, &abstract);
+        if (r < 0)
+                return r;
+        r = listener_bind(path, abstract, &fd);
+        if (r < 0)
+                return r;
+        listener = calloc(1, sizeof(*listener));
+        if (!listener) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        listener->fd = fd;
+        listener->abstract = abstract;
+        listener->path = TAKE_PTR(path);
+        r = bus_address_format_unix(listener->path, abstract, guid, &listener->address);
+        if (r < 0)
+                return r;
+        r = listener_start(loop, listener, fd, guid, fn, userdata);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(listener);
+        return 0;
+}
+
+/* The address of a socket systemd gave us, from its bound name. */
+static int listener_address_of_fd(int fd, const char *guid, char **ret) {
+        struct sockaddr_un sa = {};
+        socklen_t len = sizeof(sa);
+        char name[sizeof(sa.sun_path) + 1] = {};
+        size_t n;
+
+        if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0)
+                return -errno;
+        if (sa.sun_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path))
+                return -EAFNOSUPPORT;
+        n = len - offsetof(struct sockaddr_un, sun_path);
+        if (sa.sun_path[0] == 0) {
+                memcpy(name, sa.sun_path + 1, n - 1);
+                return bus_address_format_unix(name, true, guid, ret);
+        }
+        memcpy(name, sa.sun_path, n);
+        return bus_address_format_unix(name, false, guid, ret);
+}
+
+int listener_new_fd(Loop *loop, int fd, const char *guid,
+                    ListenerAcceptFn fn, void *userdata, Listener **ret) {
+        _cleanup_(listener_freep) Listener *listener = NULL;
+        int r;
+
+        listener = calloc(1, sizeof(*listener));
+        if (!listener) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        listener->fd = fd;
+        r = listener_address_of_fd(fd, guid, &listener->address);
+        if (r < 0)
+                return r;
+        r = listener_start(loop, listener, fd, guid, fn, userdata);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(listener);
+        return 0;
+}
+
+Listener *listener_free(Listener *listener) {
+        if (!listener)
+                return NULL;
+        if (listener->loop)
+                loop_remove_io(listener->loop, &listener->source);
+        safe_close(listener->fd);
+        if (listener->path && !listener->abstract)
+                (void) unlink(listener->path);
+        free(listener->path);
+        free(listener->address);
+        free(listener);
+        return NULL;
+}

@@ -1,0 +1,35 @@
+/* Listening sockets: bind every configured address, accept connections. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "loop.h"
+#include "macro.h"
+
+typedef struct BusAddress BusAddress;
+typedef struct Listener Listener;
+
+/* Called with each accepted, non-blocking, close-on-exec fd, which it owns. */
+typedef int (*ListenerAcceptFn)(Listener *listener, int fd, void *userdata);
+
+struct Listener {
+        Loop *loop;             /* (not owned) */
+        int fd;                 /* (owned) */
+        LoopSource source;
+        char *path;             /* (owned, nullable) bound socket path, unlinked on free */
+        bool abstract;
+        char *address;          /* (owned) connectable address with guid */
+        ListenerAcceptFn fn;
+        void *userdata;
+        Listener *next;         /* the bus's list (not owned) */
+};
+
+/* Binds address (not systemd:) and starts accepting. */
+int listener_new(Loop *loop, const BusAddress *address, const char *guid,
+                 ListenerAcceptFn fn, void *userdata, Listener **ret);
+/* Accepts on an already listening socket fd (systemd: activation); takes fd. */
+int listener_new_fd(Loop *loop, int fd, const char *guid,
+                    ListenerAcceptFn fn, void *userdata, Listener **ret);
+Listener *listener_free(Listener *listener);
+
+DEFINE_CLEANUP(Listener *, listener_free)
