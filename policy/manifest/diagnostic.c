@@ -1,0 +1,101 @@
+/*
+ * Diagnostics: an append-only list of warnings and errors with positions.
+ *
+ * The list is bounded (max_items): past it only the counters grow, so a
+ * file with a million mistakes costs a million increments, not a million
+ * allocations. Adding to a NULL list is allowed and does nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnostic.h"
+#include "model-build.h"
+
+int diagnostics_new(Diagnostics **ret) {
+        Diagnostics *d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->max_items = DIAGNOSTICS_MAX_ITEMS_DEFAULT;
+        *ret = d;
+        return 0;
+}
+
+static Diagnostic *diagnostic_free(Diagnostic *d) {
+        if (!d)
+                return NULL;
+        free(d->file);
+        free(d->message);
+        free(d);
+        return NULL;
+}
+DEFINE_CLEANUP(Diagnostic *, diagnostic_free);
+
+Diagnostics *diagnostics_free(Diagnostics *diag) {
+        if (!diag)
+                return NULL;
+        for (size_t i = 0; i < diag->n_items; i++)
+                diagnostic_free(diag->items[i]);
+        free(diag->items);
+        free(diag);
+        return NULL;
+}
+
+int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
+                     unsigned line, unsigned column, const char *format, va_list ap) {
+        if (!diag)
+                return 0;
+        if (severity == DIAGNOSTIC_ERROR)
+                diag->n_errors++;
+        else
+                diag->n_warnings++;
+        if (diag->n_items >= diag->max_items)
+                return 0;
+
+        _cleanup_(diagnostic_freep) Diagnostic *d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->severity = severity;
+        d->line = line;
+        d->column = column;
+        if (model_strdup(file, &d->file) < 0 || vasprintf(&d->message, format, ap) < 0) {
+                d->message = NULL;
+                return -ENOMEM;
+        }
+        int r = model_append(&diag->items, &diag->n_items, d);
+        if (r < 0)
+                return r;
+        TAKE_PTR(d);
+        return 0;
+}
+
+int diagnostics_add(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
+                    unsigned line, unsigned column, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        int r = diagnostics_addv(diag, severity, file, line, column, format, ap);
+        va_end(ap);
+        return r;
+}
+
+int diagnostic_format(const Diagnostic *d, char **ret) {
+        char where[64] = "";
+        if (d->line > 0 && d->column > 0)
+                snprintf(where, sizeof(where), ":%u:%u", d->line, d->column);
+        else if (d->line > 0)
+                snprintf(where, sizeof(where), ":%u", d->line);
+        char *s;
+        if (asprintf(&s, "%s%s%s%s: %s", d->file ? d->file : "", where,
+                     d->file || d->line ? ": " : "",
+                     d->severity == DIAGNOSTIC_ERROR ? "error" : "warning", d->message) < 0)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+const Diagnostic *diagnostics_find(const Diagnostics *diag, const char *needle) {
+        for (size_t i = 0; i < diag->n_items; i++)
+                if (strstr(diag->items[i]->message, needle))
+                        return diag->items[i];
+        return NULL;
+}
