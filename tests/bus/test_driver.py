@@ -1,0 +1,360 @@
+"""The bus driver, org.freedesktop.DBus: Hello and every query method.
+
+Results are checked against what the kernel says about the caller (our
+pid and uid), error names against the D-Bus specification and what
+dbus-daemon answers.
+"""
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import rawdbus
+from rawdbus import check_reply, DBusError, ERROR, METHOD_RETURN, SIGNAL
+from busfixture import wait_until
+
+BUS = 'org.freedesktop.DBus'
+PATH = '/org/freedesktop/DBus'
+PROPS = 'org.freedesktop.DBus.Properties'
+
+
+def error_of(reply):
+    assert reply.type == ERROR, 'expected an error, got %r' % reply
+    return reply.error_name
+
+
+def ok(reply):
+    assert reply.type == METHOD_RETURN, 'expected a return, got %r' % reply
+    return reply.body
+
+
+def test_hello_unique_names(bus):
+    names = [bus.raw().unique_name for _ in range(5)]
+    for name in names:
+        assert re.match(r'^:[0-9]+\.[0-9]+$', name), name
+    assert len(set(names)) == 5, names
+
+
+def test_unique_names_not_reused(bus):
+    seen = set()
+    for _ in range(20):
+        conn = bus.raw()
+        assert conn.unique_name not in seen, conn.unique_name
+        seen.add(conn.unique_name)
+        conn.close()
+
+
+def test_hello_then_name_acquired(bus):
+    conn = bus.raw(connect=False)
+    conn.authenticate()
+    serial = conn.send_call(BUS, PATH, BUS, 'Hello')
+    messages = []
+    while len(messages) < 2:
+        messages.append(conn.wait_for(lambda m: True))
+    reply, signal = messages
+    assert reply.type == METHOD_RETURN and reply.reply_serial == serial
+    assert reply.sender == BUS
+    unique = reply.body[0]
+    assert reply.destination == unique
+    assert signal.type == SIGNAL and signal.member == 'NameAcquired', signal
+    assert signal.interface == BUS and signal.path == PATH
+    assert signal.sender == BUS and signal.destination == unique
+    assert signal.body == [unique]
+
+
+def test_second_hello_fails(bus):
+    conn = bus.raw()
+    assert error_of(conn.bus_call('Hello')) == \
+        'org.freedesktop.DBus.Error.Failed'
+    assert ok(conn.bus_call('GetId'))
+
+
+def test_call_before_hello_denied(bus):
+    # dbus-daemon answers AccessDenied and lets the client say Hello next.
+    conn = bus.raw(connect=False)
+    conn.authenticate()
+    reply = conn.call(BUS, PATH, BUS, 'ListNames')
+    assert error_of(reply) == 'org.freedesktop.DBus.Error.AccessDenied'
+    unique = ok(conn.bus_call('Hello'))[0]
+    assert unique in ok(conn.bus_call('ListNames'))[0]
+
+
+def test_list_names(bus):
+    a, b = bus.raw(), bus.raw()
+    check_reply(a.bus_call('RequestName', 'su', ['org.mssf.Listed', 0]))
+    names = ok(b.bus_call('ListNames'))[0]
+    for name in (BUS, a.unique_name, b.unique_name, 'org.mssf.Listed'):
+        assert name in names, (name, names)
+    assert len(names) == len(set(names)), names
+    a.close()
+    wait_until(lambda: a.unique_name not in
+               ok(b.bus_call('ListNames'))[0], what='name gone')
+    assert 'org.mssf.Listed' not in ok(b.bus_call('ListNames'))[0]
+
+
+def test_name_has_owner(bus):
+    a, b = bus.raw(), bus.raw()
+    check_reply(a.bus_call('RequestName', 'su', ['org.mssf.Owned', 0]))
+    assert ok(b.bus_call('NameHasOwner', 's', ['org.mssf.Owned'])) == [True]
+    assert ok(b.bus_call('NameHasOwner', 's', [a.unique_name])) == [True]
+    assert ok(b.bus_call('NameHasOwner', 's', [BUS])) == [True]
+    assert ok(b.bus_call('NameHasOwner', 's', ['org.mssf.None'])) == [False]
+    assert ok(b.bus_call('NameHasOwner', 's', [':1.9999'])) == [False]
+
+
+def test_get_name_owner(bus):
+    a, b = bus.raw(), bus.raw()
+    check_reply(a.bus_call('RequestName', 'su', ['org.mssf.Owned', 0]))
+    assert ok(b.bus_call('GetNameOwner', 's', ['org.mssf.Owned'])) == \
+        [a.unique_name]
+    assert ok(b.bus_call('GetNameOwner', 's', [a.unique_name])) == \
+        [a.unique_name]
+    assert ok(b.bus_call('GetNameOwner', 's', [BUS])) == [BUS]
+    for name in ('org.mssf.None', ':1.9999'):
+        assert error_of(b.bus_call('GetNameOwner', 's', [name])) == \
+            'org.freedesktop.DBus.Error.NameHasNoOwner'
+
+
+def test_get_connection_unix_user(bus):
+    a = bus.raw()
+    check_reply(a.bus_call('RequestName', 'su', ['org.mssf.Owned', 0]))
+    for name in (a.unique_name, 'org.mssf.Owned'):
+        assert ok(a.bus_call('GetConnectionUnixUser', 's', [name])) == \
+            [os.getuid()]
+    assert ok(a.bus_call('GetConnectionUnixUser', 's', [BUS])) == \
+        [os.getuid()]
+    assert error_of(a.bus_call('GetConnectionUnixUser', 's',
+                               ['org.mssf.None'])) == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+
+
+def test_get_connection_unix_process_id(bus):
+    a = bus.raw()
+    assert ok(a.bus_call('GetConnectionUnixProcessID', 's',
+                         [a.unique_name])) == [os.getpid()]
+    assert ok(a.bus_call('GetConnectionUnixProcessID', 's', [BUS])) == \
+        [bus.proc.pid]
+    # A client in another process: its own pid, not ours.
+    proc, unique = bus.service('org.mssf.Test')
+    for name in (unique, 'org.mssf.Test'):
+        assert ok(a.bus_call('GetConnectionUnixProcessID', 's', [name])) == \
+            [proc.pid]
+    assert error_of(a.bus_call('GetConnectionUnixProcessID', 's',
+                               [':1.9999'])) == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+
+
+def test_get_connection_credentials(bus):
+    a = bus.raw()
+    creds = ok(a.bus_call('GetConnectionCredentials', 's',
+                          [a.unique_name]))[0]
+    assert creds['UnixUserID'] == ('u', os.getuid()), creds
+    assert creds['ProcessID'] == ('u', os.getpid()), creds
+    if 'UnixGroupIDs' in creds:
+        sig, groups = creds['UnixGroupIDs']
+        assert sig == 'au', creds
+        assert set(groups) == set([os.getgid()] + os.getgroups()), creds
+    if 'LinuxSecurityLabel' in creds:
+        assert creds['LinuxSecurityLabel'][0] == 'ay', creds
+    bus_creds = ok(a.bus_call('GetConnectionCredentials', 's', [BUS]))[0]
+    assert bus_creds['UnixUserID'] == ('u', os.getuid()), bus_creds
+    assert bus_creds['ProcessID'] == ('u', bus.proc.pid), bus_creds
+    assert error_of(a.bus_call('GetConnectionCredentials', 's',
+                               ['org.mssf.None'])) == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+
+
+def test_get_id(bus):
+    a, b = bus.raw(), bus.raw()
+    bus_id = ok(b.bus_call('GetId'))[0]
+    assert re.match('^[0-9a-f]{32}$', bus_id), bus_id
+    # One id for the whole bus, whoever asks.
+    assert ok(a.bus_call('GetId')) == [bus_id]
+
+
+def test_list_queued_owners(bus):
+    a, b, c = bus.raw(), bus.raw(), bus.raw()
+    for conn in (a, b, c):
+        check_reply(conn.bus_call('RequestName', 'su', ['org.mssf.Q', 0]))
+    assert ok(a.bus_call('ListQueuedOwners', 's', ['org.mssf.Q'])) == \
+        [[a.unique_name, b.unique_name, c.unique_name]]
+    assert ok(a.bus_call('ListQueuedOwners', 's', [BUS])) == [[BUS]]
+    assert ok(a.bus_call('ListQueuedOwners', 's', [b.unique_name])) == \
+        [[b.unique_name]]
+    assert error_of(a.bus_call('ListQueuedOwners', 's',
+                               ['org.mssf.None'])) == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+    b.close()
+    wait_until(lambda: ok(a.bus_call('ListQueuedOwners', 's',
+                                     ['org.mssf.Q']))
+               == [[a.unique_name, c.unique_name]],
+               what='the closed connection leaves the queue')
+
+
+def test_list_activatable_names(bus):
+    a = bus.raw()
+    names = ok(a.bus_call('ListActivatableNames'))[0]
+    assert BUS in names, names
+    assert 'org.mssf.Test' not in names, names
+
+
+def test_start_service_by_name_unknown(bus):
+    a = bus.raw()
+    for name in ('org.mssf.NotActivatable', ':1.9999'):
+        assert error_of(a.bus_call('StartServiceByName', 'su',
+                                   [name, 0])) == \
+            'org.freedesktop.DBus.Error.ServiceUnknown'
+
+
+def test_start_service_by_name_owned_not_activatable(bus):
+    # An owned name without a .service file is still not activatable.
+    proc, unique = bus.service('org.mssf.Test')
+    a = bus.raw()
+    assert error_of(a.bus_call('StartServiceByName', 'su',
+                               ['org.mssf.Test', 0])) == \
+        'org.freedesktop.DBus.Error.ServiceUnknown'
+
+
+def test_properties(bus):
+    a = bus.raw()
+    features = ok(a.call(BUS, PATH, PROPS, 'Get', 'ss', [BUS, 'Features']))
+    assert features[0][0] == 'as', features
+    interfaces = ok(a.call(BUS, PATH, PROPS, 'Get', 'ss',
+                           [BUS, 'Interfaces']))
+    assert interfaces[0][0] == 'as', interfaces
+    assert 'org.freedesktop.DBus.Monitoring' in interfaces[0][1], interfaces
+    everything = ok(a.call(BUS, PATH, PROPS, 'GetAll', 's', [BUS]))[0]
+    assert everything == {'Features': features[0],
+                          'Interfaces': interfaces[0]}, everything
+
+
+def test_properties_errors(bus):
+    a = bus.raw()
+    assert error_of(a.call(BUS, PATH, PROPS, 'Get', 'ss',
+                           [BUS, 'NoSuchProperty'])) == \
+        'org.freedesktop.DBus.Error.UnknownProperty'
+    assert error_of(a.call(BUS, PATH, PROPS, 'Get', 'ss',
+                           ['org.mssf.NoSuchInterface', 'Features'])) == \
+        'org.freedesktop.DBus.Error.UnknownInterface'
+    assert error_of(a.call(BUS, PATH, PROPS, 'GetAll', 's',
+                           ['org.mssf.NoSuchInterface'])) == \
+        'org.freedesktop.DBus.Error.UnknownInterface'
+    assert error_of(a.call(BUS, PATH, PROPS, 'Set', 'ssv',
+                           [BUS, 'Features', ('as', [])])) == \
+        'org.freedesktop.DBus.Error.PropertyReadOnly'
+
+
+def test_introspect(bus):
+    a = bus.raw()
+    xml = ok(a.call(BUS, PATH, 'org.freedesktop.DBus.Introspectable',
+                    'Introspect'))[0]
+    root = ET.fromstring(xml)
+    interfaces = dict((i.get('name'), i) for i in root.findall('interface'))
+    for name in (BUS, PROPS, 'org.freedesktop.DBus.Introspectable',
+                 'org.freedesktop.DBus.Peer',
+                 'org.freedesktop.DBus.Monitoring'):
+        assert name in interfaces, (name, sorted(interfaces))
+
+    def signature(method):
+        ins = ''.join(a.get('type') for a in method.findall('arg')
+                      if a.get('direction', 'in') == 'in')
+        outs = ''.join(a.get('type') for a in method.findall('arg')
+                       if a.get('direction') == 'out')
+        return ins, outs
+
+    methods = dict((m.get('name'), signature(m))
+                   for m in interfaces[BUS].findall('method'))
+    expected = {
+        'Hello': ('', 's'), 'RequestName': ('su', 'u'),
+        'ReleaseName': ('s', 'u'), 'StartServiceByName': ('su', 'u'),
+        'UpdateActivationEnvironment': ('a{ss}', ''),
+        'NameHasOwner': ('s', 'b'), 'ListNames': ('', 'as'),
+        'ListActivatableNames': ('', 'as'), 'AddMatch': ('s', ''),
+        'RemoveMatch': ('s', ''), 'GetNameOwner': ('s', 's'),
+        'ListQueuedOwners': ('s', 'as'),
+        'GetConnectionUnixUser': ('s', 'u'),
+        'GetConnectionUnixProcessID': ('s', 'u'),
+        'GetConnectionCredentials': ('s', 'a{sv}'),
+        'ReloadConfig': ('', ''), 'GetId': ('', 's'),
+    }
+    for name, sig in expected.items():
+        assert methods.get(name) == sig, (name, methods.get(name), sig)
+    signals = set(s.get('name') for s in interfaces[BUS].findall('signal'))
+    assert {'NameOwnerChanged', 'NameLost', 'NameAcquired'} <= signals
+    props = dict((p.get('name'), (p.get('type'), p.get('access')))
+                 for p in interfaces[BUS].findall('property'))
+    assert props.get('Features') == ('as', 'read'), props
+    assert props.get('Interfaces') == ('as', 'read'), props
+
+
+def test_peer(bus):
+    a = bus.raw()
+    assert ok(a.call(BUS, PATH, 'org.freedesktop.DBus.Peer', 'Ping')) == []
+    machine_id = ok(a.call(BUS, PATH, 'org.freedesktop.DBus.Peer',
+                           'GetMachineId'))[0]
+    assert re.match('^[0-9a-f]{32}$', machine_id), machine_id
+    try:
+        with open('/etc/machine-id') as f:
+            expected = f.read().strip()
+    except OSError:
+        expected = None
+    if expected:
+        assert machine_id == expected, (machine_id, expected)
+
+
+def test_unknown_method(bus):
+    a = bus.raw()
+    assert error_of(a.bus_call('NoSuchMethod')) == \
+        'org.freedesktop.DBus.Error.UnknownMethod'
+    assert error_of(a.call(BUS, PATH, 'org.freedesktop.DBus.NoSuchInterface',
+                           'ListNames')) in (
+        'org.freedesktop.DBus.Error.UnknownInterface',
+        'org.freedesktop.DBus.Error.UnknownMethod')
+    assert ok(a.bus_call('GetId'))
+
+
+def test_call_without_interface(bus):
+    a = bus.raw()
+    names = ok(a.call(BUS, PATH, None, 'ListNames'))[0]
+    assert a.unique_name in names, names
+
+
+def test_wrong_signature(bus):
+    a = bus.raw()
+    assert error_of(a.bus_call('NameHasOwner', 'u', [5])) == \
+        'org.freedesktop.DBus.Error.InvalidArgs'
+    assert error_of(a.bus_call('NameHasOwner')) == \
+        'org.freedesktop.DBus.Error.InvalidArgs'
+    assert error_of(a.bus_call('RequestName', 's', ['org.mssf.X'])) == \
+        'org.freedesktop.DBus.Error.InvalidArgs'
+
+
+def test_update_activation_environment(bus):
+    a = bus.raw()
+    assert ok(a.bus_call('UpdateActivationEnvironment', 'a{ss}',
+                         [{'MSSF_TEST': '1'}])) == []
+
+
+def test_reload_config_method(bus):
+    a = bus.raw()
+    assert ok(a.bus_call('ReloadConfig')) == []
+    assert a.unique_name in ok(a.bus_call('ListNames'))[0]
+
+
+def test_python_dbus_queries(bus):
+    """The same queries through python3-dbus, as an application makes."""
+    import dbus
+    client = bus.pyclient()
+    names = client.bus('ListNames')
+    assert client.unique_name in names
+    assert isinstance(names, dbus.Array)
+    assert client.bus('NameHasOwner', 's', BUS) is not None
+    assert int(client.bus('GetConnectionUnixUser', 's',
+                          client.unique_name)) == os.getuid()
+    assert int(client.bus('GetConnectionUnixProcessID', 's',
+                          client.unique_name)) == os.getpid()
+    from pyclient import error_name
+    assert error_name(client.bus, 'GetNameOwner', 's', 'org.mssf.None') == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+    assert error_name(client.bus, 'NoSuchMethod') == \
+        'org.freedesktop.DBus.Error.UnknownMethod'
+    client.close()
