@@ -139,7 +139,8 @@ typedef struct MessageReader {
         size_t pos;
         bool little_endian;
         unsigned depth;
-        MessageReaderFrame frames[MESSAGE_DEPTH_MAX + 1];
+        /* one per level: the top, up to 64 containers, and an empty array below them */
+        MessageReaderFrame frames[MESSAGE_DEPTH_MAX + 2];
 } MessageReader;
 
 void message_reader_init(MessageReader *r, Message *m);
@@ -152,6 +153,11 @@ int message_reader_peek(MessageReader *r, char *ret_type);
  */
 int message_reader_read_basic(MessageReader *r, char type, void *ret);
 int message_reader_enter(MessageReader *r, char container, const char *contents);
+/*
+ * Like peek, and also copies the contents signature of the next value
+ * (as enter() expects it; "" for a basic type) into ret_contents.
+ */
+int message_reader_peek_contents(MessageReader *r, char ret_contents[256]);
 /* Leaves the current container, skipping whatever was not read. */
 int message_reader_exit(MessageReader *r);
 /* Skips the next complete value. */

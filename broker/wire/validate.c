@@ -110,6 +110,27 @@ bool validate_is_basic_type(char c) {
         return c != 0 && strchr("ybnqiuxtdhsog", c);
 }
 
+static bool walk_complete_type(const char *s, size_t n, size_t *pos,
+                               unsigned arrays, unsigned structs, unsigned dicts);
+
+/*
+ * A dict entry at s[*pos] == '{': a basic key and exactly one value
+ * type. Depths include the enclosing array.
+ */
+static bool walk_dict_entry(const char *s, size_t n, size_t *pos,
+                            unsigned arrays, unsigned structs, unsigned dicts) {
+        (*pos)++;
+        if (dicts + 1 > VALIDATE_DEPTH_MAX || *pos >= n || !validate_is_basic_type(s[*pos]))
+                return false;
+        (*pos)++;
+        if (!walk_complete_type(s, n, pos, arrays, structs, dicts + 1))
+                return false;
+        if (*pos >= n || s[*pos] != '}')
+                return false;
+        (*pos)++;
+        return true;
+}
+
 /*
  * Walks one complete type at s[*pos], checking nesting. Depths are the
  * numbers of enclosing arrays, structs and dict entries.
@@ -127,19 +148,9 @@ static bool walk_complete_type(const char *s, size_t n, size_t *pos,
         if (c == 'a') {
                 if (arrays + 1 > VALIDATE_DEPTH_MAX || *pos >= n)
                         return false;
-                if (s[*pos] != '{')
-                        return walk_complete_type(s, n, pos, arrays + 1, structs, dicts);
-                /* Dict entry: a basic key and exactly one value type. */
-                (*pos)++;
-                if (dicts + 1 > VALIDATE_DEPTH_MAX || *pos >= n || !validate_is_basic_type(s[*pos]))
-                        return false;
-                (*pos)++;
-                if (!walk_complete_type(s, n, pos, arrays + 1, structs, dicts + 1))
-                        return false;
-                if (*pos >= n || s[*pos] != '}')
-                        return false;
-                (*pos)++;
-                return true;
+                if (s[*pos] == '{')
+                        return walk_dict_entry(s, n, pos, arrays + 1, structs, dicts);
+                return walk_complete_type(s, n, pos, arrays + 1, structs, dicts);
         }
 
         if (c == '(') {
@@ -178,10 +189,14 @@ bool validate_single_complete_type(const char *s, size_t n) {
 
 size_t validate_complete_type_length(const char *s, size_t n) {
         size_t pos = 0;
+        bool ok;
 
-        if (!walk_complete_type(s, n, &pos, 0, 0, 0))
-                return 0;
-        return pos;
+        /* An array's element may be a dict entry, which is no type on its own. */
+        if (n > 0 && s[0] == '{')
+                ok = walk_dict_entry(s, n, &pos, 1, 0, 0);
+        else
+                ok = walk_complete_type(s, n, &pos, 0, 0, 0);
+        return ok ? pos : 0;
 }
 
 /* Length of the UTF-8 sequence starting with lead byte c, 0 if invalid. */

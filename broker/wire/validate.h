@@ -47,8 +47,9 @@ bool validate_utf8(const char *s, size_t n);
 
 /*
  * Helpers for the signature walkers of the message code: the length of
- * the single complete type starting at s (0 if there is none, or it is
- * malformed). The caller has validated the whole signature.
+ * the single complete type starting at s, or of the dict entry "{..}"
+ * starting there (0 if there is none, or it is malformed). Stops at a
+ * NUL, so n may overstate the length of a NUL-terminated string.
  */
 size_t validate_complete_type_length(const char *s, size_t n);
 /* Whether c is the type code of a basic (non-container) type. */

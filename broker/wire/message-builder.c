@@ -1,0 +1,695 @@
+/*
+ * message-builder: composes a message (little endian) value by value.
+ *
+ * The body signature is built as values are appended; inside a
+ * container the builder enforces the contents declared at open() (an
+ * array's elements all match its element type, a variant holds exactly
+ * its declared type, a struct exactly its members), so a mismatch is
+ * caught at the call that causes it (-EINVAL: a programming error, never
+ * client input). Open containers keep their contents on a small
+ * signature stack addressed by offsets. finish() writes the header in
+ * front of the body and hands the bytes to message_validate(), the same
+ * check every received message passes, so a built message always
+ * parses. A builder that hit -ENOMEM refuses to finish.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "message-private.h"
+#include "validate.h"
+
+typedef struct BuilderFrame {
+        char container;         /* 0 at the top level, else 'a', '(', '{', 'v' */
+        size_t begin;           /* contents on the signature stack */
+        size_t cur;
+        size_t end;
+        size_t length_offset;   /* array: where its length goes */
+        size_t elements_start;  /* array: body offset of the first element */
+} BuilderFrame;
+
+struct MessageBuilder {
+        uint8_t type;
+        uint8_t flags;
+        uint32_t serial;
+        uint32_t reply_serial;
+        char *path;             /* (owned, nullable) the header strings */
+        char *interface;
+        char *member;
+        char *error_name;
+        char *destination;
+        char *sender;
+
+        uint8_t *body;          /* (owned) */
+        size_t body_size;
+        size_t body_capacity;
+        char signature[VALIDATE_SIGNATURE_MAX + 1];
+        size_t signature_len;
+
+        int *fds;               /* (owned descriptors) */
+        size_t n_fds;
+
+        char sigstack[(MESSAGE_DEPTH_MAX + 2) * (VALIDATE_SIGNATURE_MAX + 1)];
+        size_t sigstack_size;
+        unsigned depth;
+        BuilderFrame frames[MESSAGE_DEPTH_MAX + 2];
+        bool poisoned;          /* an allocation failed half-way */
+};
+
+static uint32_t next_serial;
+
+int message_builder_new(uint8_t type, MessageBuilder **ret) {
+        MessageBuilder *b;
+
+        if (type < MESSAGE_METHOD_CALL || type > MESSAGE_SIGNAL)
+                return -EINVAL;
+        b = malloc(sizeof(*b));
+        if (!b)
+                return -ENOMEM;
+        /* Only the fixed part is cleared: the stacks are written before read. */
+        memset(b, 0, offsetof(MessageBuilder, sigstack));
+        b->type = type;
+        b->sigstack_size = 0;
+        b->depth = 0;
+        b->frames[0] = (BuilderFrame) {};
+        b->poisoned = false;
+        *ret = b;
+        return 0;
+}
+
+MessageBuilder *message_builder_free(MessageBuilder *b) {
+        if (!b)
+                return NULL;
+        free(b->path);
+        free(b->interface);
+        free(b->member);
+        free(b->error_name);
+        free(b->destination);
+        free(b->sender);
+        free(b->body);
+        for (size_t i = 0; i < b->n_fds; i++)
+                safe_close(b->fds[i]);
+        free(b->fds);
+        free(b);
+        return NULL;
+}
+
+int message_builder_set_serial(MessageBuilder *b, uint32_t serial) {
+        b->serial = serial;
+        return 0;
+}
+
+int message_builder_set_reply_serial(MessageBuilder *b, uint32_t reply_serial) {
+        b->reply_serial = reply_serial;
+        return 0;
+}
+
+int message_builder_set_flags(MessageBuilder *b, uint8_t flags) {
+        b->flags = flags;
+        return 0;
+}
+
+/* Replaces *field with a copy of value (NULL clears it) if valid(value). */
+static int set_string(char **field, const char *value, bool (*valid)(const char *, size_t)) {
+        char *copy = NULL;
+
+        if (value) {
+                if (!valid(value, strlen(value)))
+                        return -EINVAL;
+                copy = strdup(value);
+                if (!copy)
+                        return -ENOMEM;
+        }
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
+int message_builder_set_path(MessageBuilder *b, const char *path) {
+        return set_string(&b->path, path, validate_object_path);
+}
+
+int message_builder_set_interface(MessageBuilder *b, const char *interface) {
+        return set_string(&b->interface, interface, validate_interface_name);
+}
+
+int message_builder_set_member(MessageBuilder *b, const char *member) {
+        return set_string(&b->member, member, validate_member_name);
+}
+
+int message_builder_set_error_name(MessageBuilder *b, const char *error_name) {
+        return set_string(&b->error_name, error_name, validate_error_name);
+}
+
+int message_builder_set_destination(MessageBuilder *b, const char *destination) {
+        return set_string(&b->destination, destination, validate_bus_name);
+}
+
+int message_builder_set_sender(MessageBuilder *b, const char *sender) {
+        return set_string(&b->sender, sender, validate_bus_name);
+}
+
+/* Makes room for n more body bytes. */
+static int reserve(MessageBuilder *b, size_t n) {
+        size_t need = b->body_size + n, capacity;
+        uint8_t *body;
+
+        if (need <= b->body_capacity)
+                return 0;
+        if (need > MESSAGE_SIZE_MAX) {
+                b->poisoned = true;
+                return MESSAGE_E_TOO_LARGE;
+        }
+        capacity = b->body_capacity ? b->body_capacity : 256;
+        while (capacity < need)
+                capacity *= 2;
+        body = realloc(b->body, capacity);
+        if (!body) {
+                b->poisoned = true;
+                return -ENOMEM;
+        }
+        b->body = body;
+        b->body_capacity = capacity;
+        return 0;
+}
+
+static int write_bytes(MessageBuilder *b, const void *p, size_t n) {
+        int r;
+
+        if (n == 0)
+                return 0;
+        r = reserve(b, n);
+        if (r)
+                return r;
+        memcpy(b->body + b->body_size, p, n);
+        b->body_size += n;
+        return 0;
+}
+
+static int pad(MessageBuilder *b, size_t alignment) {
+        static const uint8_t zeros[8];
+
+        return write_bytes(b, zeros, ALIGN_TO(b->body_size, alignment) - b->body_size);
+}
+
+static int write_u32(MessageBuilder *b, uint32_t v) {
+        uint8_t p[4];
+        int r = pad(b, 4);
+
+        if (r)
+                return r;
+        message_store32(p, v, true);
+        return write_bytes(b, p, 4);
+}
+
+/* Little-endian bytes of a fixed value of size bytes. */
+static int write_fixed(MessageBuilder *b, uint64_t v, size_t size) {
+        uint8_t p[8];
+        int r = pad(b, size);
+
+        if (r)
+                return r;
+        for (size_t i = 0; i < size; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+        return write_bytes(b, p, size);
+}
+
+/*
+ * Accounts for a value of complete type t (tlen codes) in the current
+ * container: appended to the body signature at the top level, checked
+ * against the declared contents inside a container.
+ */
+static int expect(MessageBuilder *b, const char *t, size_t tlen) {
+        BuilderFrame *f = &b->frames[b->depth];
+
+        if (b->depth == 0) {
+                if (b->signature_len + tlen > VALIDATE_SIGNATURE_MAX)
+                        return -EINVAL;
+                memcpy(b->signature + b->signature_len, t, tlen);
+                b->signature_len += tlen;
+                b->signature[b->signature_len] = 0;
+                return 0;
+        }
+        if (f->end - f->cur < tlen || memcmp(b->sigstack + f->cur, t, tlen) != 0)
+                return -EINVAL;
+        f->cur += tlen;
+        if (f->container == 'a' && f->cur == f->end)
+                f->cur = f->begin;
+        return 0;
+}
+
+static uint64_t fixed_value(char type, const void *value) {
+        switch (type) {
+        case 'y':
+                return *(const uint8_t *) value;
+        case 'b':
+                return *(const int *) value != 0;
+        case 'n': case 'q':
+                return *(const uint16_t *) value;
+        case 'i': case 'u':
+                return *(const uint32_t *) value;
+        default: {      /* x t d */
+                uint64_t v;
+
+                memcpy(&v, value, sizeof(v));
+                return v;
+        }
+        }
+}
+
+static bool valid_string_value(char type, const char *s) {
+        size_t n = strlen(s);
+
+        switch (type) {
+        case 's':
+                return n <= UINT32_MAX && validate_utf8(s, n);
+        case 'o':
+                return validate_object_path(s, n);
+        default:
+                return validate_signature(s, n);
+        }
+}
+
+static int write_string(MessageBuilder *b, char type, const char *s) {
+        size_t n = strlen(s);
+        int r;
+
+        if (type == 'g') {
+                uint8_t len = (uint8_t) n;
+
+                r = write_bytes(b, &len, 1);
+        } else
+                r = write_u32(b, (uint32_t) n);
+        if (r)
+                return r;
+        return write_bytes(b, s, n + 1);
+}
+
+int message_builder_append_basic(MessageBuilder *b, char type, const void *value) {
+        size_t size = message_fixed_size(type);
+        int r;
+
+        if (!validate_is_basic_type(type) || type == 'h' || !value)
+                return -EINVAL;
+        if (size == 0 && !valid_string_value(type, value))
+                return -EINVAL;
+        r = expect(b, &type, 1);
+        if (r)
+                return r;
+        if (size == 0)
+                return write_string(b, type, value);
+        return write_fixed(b, fixed_value(type, value), size);
+}
+
+int message_builder_append_fd(MessageBuilder *b, int fd) {
+        _cleanup_close_ int copy = -1;
+        int *fds;
+        int r;
+
+        if (fd < 0)
+                return -EBADF;
+        copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return -errno;
+        fds = realloc(b->fds, (b->n_fds + 1) * sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        b->fds = fds;
+        r = expect(b, "h", 1);
+        if (r)
+                return r;
+        b->fds[b->n_fds] = TAKE_FD(copy);
+        return write_u32(b, (uint32_t) b->n_fds++);
+}
+
+/* The complete type ("a..." "(...)" "{...}" "v") a container opens, checked. */
+static int container_type(char container, const char *contents, char *t, size_t *ret_len) {
+        size_t n = strlen(contents);
+
+        if (n > VALIDATE_SIGNATURE_MAX - 2)
+                return -EINVAL;
+        switch (container) {
+        case 'a':
+                t[0] = 'a';
+                memcpy(t + 1, contents, n + 1);
+                *ret_len = n + 1;
+                return validate_single_complete_type(t, n + 1) ? 0 : -EINVAL;
+        case '(':
+                t[0] = '(';
+                memcpy(t + 1, contents, n);
+                t[n + 1] = ')';
+                t[n + 2] = 0;
+                *ret_len = n + 2;
+                return validate_single_complete_type(t, n + 2) ? 0 : -EINVAL;
+        case '{':
+                /* A dict entry is only valid as an array element: check "a{...}". */
+                t[0] = 'a';
+                t[1] = '{';
+                memcpy(t + 2, contents, n);
+                t[n + 2] = '}';
+                t[n + 3] = 0;
+                if (!validate_single_complete_type(t, n + 3))
+                        return -EINVAL;
+                memmove(t, t + 1, n + 3);
+                *ret_len = n + 2;
+                return 0;
+        case 'v':
+                t[0] = 'v';
+                t[1] = 0;
+                *ret_len = 1;
+                return validate_single_complete_type(contents, n) ? 0 : -EINVAL;
+        default:
+                return -EINVAL;
+        }
+}
+
+static int write_container_start(MessageBuilder *b, char container, const char *contents, BuilderFrame *f) {
+        int r;
+
+        switch (container) {
+        case 'a':
+                r = write_u32(b, 0);
+                if (r)
+                        return r;
+                f->length_offset = b->body_size - 4;
+                r = pad(b, message_type_alignment(contents[0]));
+                f->elements_start = b->body_size;
+                return r;
+        case 'v': {
+                uint8_t len = (uint8_t) strlen(contents);
+
+                r = write_bytes(b, &len, 1);
+                if (r)
+                        return r;
+                r = write_bytes(b, contents, (size_t) len + 1);
+                if (r)
+                        return r;
+                return pad(b, message_type_alignment(contents[0]));
+        }
+        default:
+                return pad(b, 8);
+        }
+}
+
+int message_builder_open(MessageBuilder *b, char container, const char *contents) {
+        char t[VALIDATE_SIGNATURE_MAX + 2];
+        size_t tlen, n;
+        BuilderFrame *f;
+        int r;
+
+        if (container == 'r')
+                container = '(';
+        else if (container == 'e')
+                container = '{';
+        if (!contents || b->depth + 1 >= ELEMENTSOF(b->frames))
+                return -EINVAL;
+        r = container_type(container, contents, t, &tlen);
+        if (r)
+                return r;
+        r = expect(b, t, tlen);
+        if (r)
+                return r;
+
+        n = strlen(contents);
+        f = &b->frames[b->depth + 1];
+        *f = (BuilderFrame) {
+                .container = container,
+                .begin = b->sigstack_size,
+                .cur = b->sigstack_size,
+                .end = b->sigstack_size + n,
+        };
+        r = write_container_start(b, container, contents, f);
+        if (r)
+                return r;
+        memcpy(b->sigstack + b->sigstack_size, contents, n);
+        b->sigstack_size += n;
+        b->depth++;
+        return 0;
+}
+
+int message_builder_close(MessageBuilder *b) {
+        BuilderFrame *f = &b->frames[b->depth];
+
+        if (b->depth == 0)
+                return -EINVAL;
+        if (f->container == 'a') {
+                size_t len = b->body_size - f->elements_start;
+
+                if (f->cur != f->begin)
+                        return -EINVAL;         /* an element is incomplete */
+                if (len > MESSAGE_ARRAY_MAX)
+                        return MESSAGE_E_TOO_LARGE;
+                message_store32(b->body + f->length_offset, (uint32_t) len, true);
+        } else if (f->cur != f->end)
+                return -EINVAL;
+        b->sigstack_size = f->begin;
+        b->depth--;
+        return 0;
+}
+
+static int copy_basic(MessageBuilder *b, MessageReader *r, char type) {
+        union {
+                uint8_t y;
+                int b;
+                uint16_t q;
+                uint32_t u;
+                uint64_t t;
+                double d;
+                const char *s;
+        } value;
+        int k;
+
+        k = message_reader_read_basic(r, type, &value);
+        if (k)
+                return k;
+        if (type == 'h') {
+                size_t n_fds;
+                const int *fds = message_get_unix_fds(r->message, &n_fds);
+
+                if (value.u >= n_fds)
+                        return -EIO;
+                return message_builder_append_fd(b, fds[value.u]);
+        }
+        if (message_fixed_size(type) == 0)
+                return message_builder_append_basic(b, type, value.s);
+        return message_builder_append_basic(b, type, &value);
+}
+
+int message_builder_copy_value(MessageBuilder *b, MessageReader *r) {
+        char contents[VALIDATE_SIGNATURE_MAX + 1];
+        int type, k;
+
+        type = message_reader_peek_contents(r, contents);
+        if (type <= 0)
+                return type < 0 ? type : MESSAGE_E_SIGNATURE;
+        if (validate_is_basic_type((char) type))
+                return copy_basic(b, r, (char) type);
+
+        k = message_reader_enter(r, (char) type, NULL);
+        if (k)
+                return k;
+        k = message_builder_open(b, (char) type, contents);
+        if (k)
+                return k;
+        while (!message_reader_at_end(r)) {
+                k = message_builder_copy_value(b, r);
+                if (k)
+                        return k;
+        }
+        k = message_reader_exit(r);
+        if (k)
+                return k;
+        return message_builder_close(b);
+}
+
+/* Appends header fields to out (or only measures when out is NULL). */
+typedef struct HeaderWriter {
+        uint8_t *out;
+        size_t pos;
+} HeaderWriter;
+
+static void header_put(HeaderWriter *w, const void *p, size_t n) {
+        if (w->out)
+                memcpy(w->out + w->pos, p, n);
+        w->pos += n;
+}
+
+static void header_field_start(HeaderWriter *w, uint8_t code, char type) {
+        static const uint8_t zeros[8];
+        uint8_t start[4] = { code, 1, (uint8_t) type, 0 };
+
+        header_put(w, zeros, ALIGN_TO(w->pos, 8) - w->pos);
+        header_put(w, start, sizeof(start));
+}
+
+static void header_string(HeaderWriter *w, uint8_t code, char type, const char *s) {
+        uint8_t len[4];
+        size_t n;
+
+        if (!s)
+                return;
+        n = strlen(s);
+        header_field_start(w, code, type);
+        message_store32(len, (uint32_t) n, true);
+        header_put(w, len, 4);
+        header_put(w, s, n + 1);
+}
+
+static void header_u32(HeaderWriter *w, uint8_t code, uint32_t v) {
+        uint8_t value[4];
+
+        if (v == 0)
+                return;
+        header_field_start(w, code, 'u');
+        message_store32(value, v, true);
+        header_put(w, value, 4);
+}
+
+/* Writes the whole header (fixed part, fields, padding); returns its size. */
+static size_t write_header(MessageBuilder *b, uint8_t *out) {
+        static const uint8_t zeros[8];
+        HeaderWriter w = { .out = out, .pos = MESSAGE_FIXED_HEADER_SIZE };
+        uint8_t len = (uint8_t) b->signature_len;
+
+        header_string(&w, MESSAGE_FIELD_PATH, 'o', b->path);
+        header_string(&w, MESSAGE_FIELD_INTERFACE, 's', b->interface);
+        header_string(&w, MESSAGE_FIELD_MEMBER, 's', b->member);
+        header_string(&w, MESSAGE_FIELD_ERROR_NAME, 's', b->error_name);
+        header_u32(&w, MESSAGE_FIELD_REPLY_SERIAL, b->reply_serial);
+        header_string(&w, MESSAGE_FIELD_DESTINATION, 's', b->destination);
+        header_string(&w, MESSAGE_FIELD_SENDER, 's', b->sender);
+        if (b->signature_len > 0) {
+                header_field_start(&w, MESSAGE_FIELD_SIGNATURE, 'g');
+                header_put(&w, &len, 1);
+                header_put(&w, b->signature, b->signature_len + 1);
+        }
+        header_u32(&w, MESSAGE_FIELD_UNIX_FDS, (uint32_t) b->n_fds);
+        if (out) {
+                out[0] = 'l';
+                out[1] = b->type;
+                out[2] = b->flags;
+                out[3] = MESSAGE_PROTOCOL_VERSION;
+                message_store32(out + 4, (uint32_t) b->body_size, true);
+                message_store32(out + 8, b->serial, true);
+                message_store32(out + 12, (uint32_t) (w.pos - MESSAGE_FIXED_HEADER_SIZE), true);
+        }
+        header_put(&w, zeros, ALIGN_TO(w.pos, 8) - w.pos);
+        return w.pos;
+}
+
+int message_builder_finish(MessageBuilder *b, Message **ret) {
+        _cleanup_(message_unrefp) Message *m = NULL;
+        size_t header_size;
+        int r;
+
+        if (b->poisoned)
+                return -ENOMEM;
+        if (b->depth != 0)
+                return -EINVAL;
+        while (b->serial == 0)
+                b->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
+
+        header_size = write_header(b, NULL);
+        if (header_size + b->body_size > MESSAGE_SIZE_MAX)
+                return MESSAGE_E_TOO_LARGE;
+        r = message_alloc(header_size + b->body_size, b->n_fds, &m);
+        if (r)
+                return r;
+        write_header(b, m->data);
+        if (b->body_size > 0)
+                memcpy(m->data + header_size, b->body, b->body_size);
+        if (b->n_fds > 0)
+                memcpy(m->fds, b->fds, b->n_fds * sizeof(int));
+
+        r = message_validate(m);
+        if (r) {
+                for (size_t i = 0; i < m->n_fds; i++)
+                        m->fds[i] = -1;         /* still the builder's */
+                return r == MESSAGE_E_INVALID ? -EINVAL : r;
+        }
+        b->n_fds = 0;                           /* now the message's */
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int message_builder_new_from_header(Message *m, MessageBuilder **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r;
+
+        r = message_builder_new(message_get_type(m), &b);
+        if (r)
+                return r;
+        b->flags = message_get_flags(m);
+        b->serial = message_get_serial(m);
+        b->reply_serial = message_get_reply_serial(m);
+        if ((r = message_builder_set_path(b, message_get_path(m))) ||
+            (r = message_builder_set_interface(b, message_get_interface(m))) ||
+            (r = message_builder_set_member(b, message_get_member(m))) ||
+            (r = message_builder_set_error_name(b, message_get_error_name(m))) ||
+            (r = message_builder_set_destination(b, message_get_destination(m))) ||
+            (r = message_builder_set_sender(b, message_get_sender(m))))
+                return r;
+        *ret = TAKE_PTR(b);
+        return 0;
+}
+
+static int new_reply(Message *call, uint8_t type, const char *sender, MessageBuilder **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r;
+
+        r = message_builder_new(type, &b);
+        if (r)
+                return r;
+        b->reply_serial = message_get_serial(call);
+        r = message_builder_set_destination(b, message_get_sender(call));
+        if (r)
+                return r;
+        r = message_builder_set_sender(b, sender);
+        if (r)
+                return r;
+        *ret = TAKE_PTR(b);
+        return 0;
+}
+
+int message_new_method_return(Message *call, const char *sender, MessageBuilder **ret) {
+        return new_reply(call, MESSAGE_METHOD_RETURN, sender, ret);
+}
+
+int message_new_error(Message *call, const char *sender, const char *error_name,
+                      const char *text, Message **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r;
+
+        if (!error_name)
+                return -EINVAL;
+        r = new_reply(call, MESSAGE_ERROR, sender, &b);
+        if (r)
+                return r;
+        r = message_builder_set_error_name(b, error_name);
+        if (r)
+                return r;
+        if (text) {
+                r = message_builder_append_basic(b, 's', text);
+                if (r)
+                        return r;
+        }
+        return message_builder_finish(b, ret);
+}
+
+int message_new_signal(const char *sender, const char *path, const char *interface,
+                       const char *member, MessageBuilder **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r;
+
+        if (!path || !interface || !member)
+                return -EINVAL;
+        r = message_builder_new(MESSAGE_SIGNAL, &b);
+        if (r)
+                return r;
+        if ((r = message_builder_set_sender(b, sender)) ||
+            (r = message_builder_set_path(b, path)) ||
+            (r = message_builder_set_interface(b, interface)) ||
+            (r = message_builder_set_member(b, member)))
+                return r;
+        *ret = TAKE_PTR(b);
+        return 0;
+}
