@@ -20,7 +20,7 @@ enum {
 typedef enum BusAddressKind {
         BUS_ADDRESS_UNIX_PATH,          /* unix:path=P         bind P */
         BUS_ADDRESS_UNIX_DIR,           /* unix:dir=D          bind D/dbus-XXXXXXXXXX */
-        BUS_ADDRESS_UNIX_TMPDIR,        /* unix:tmpdir=D       like dir= (Linux, dbus >= 1.12) */
+        BUS_ADDRESS_UNIX_TMPDIR,        /* unix:tmpdir=D       like dir= (as dbus >= 1.14.4) */
         BUS_ADDRESS_UNIX_ABSTRACT,      /* unix:abstract=N     abstract socket N */
         BUS_ADDRESS_UNIX_RUNTIME,       /* unix:runtime=yes    $XDG_RUNTIME_DIR/bus */
         BUS_ADDRESS_SYSTEMD,            /* systemd:            sockets from LISTEN_FDS */
@@ -76,7 +76,7 @@ int bus_address_format_unix(const char *path, bool abstract, const char *guid, c
 /* %-escapes value per the specification (optionally-escaped bytes stay). */
 int bus_address_escape(const char *value, char **ret);
 
-/* "unix", "systemd", ... and the key for the kind, e.g. "path". */
+/* The key that names the kind ("path", "dir", "tmpdir", "abstract", "runtime") or "systemd". */
 const char *bus_address_kind_to_string(BusAddressKind kind);
 
 DEFINE_CLEANUP(BusAddressList *, bus_address_list_free);

@@ -71,8 +71,8 @@ typedef enum BusPolicyContext {
 } BusPolicyContext;
 
 typedef enum BusRuleKind {
-        BUS_RULE_SEND,          /* any send_* attribute, or eavesdrop alone */
-        BUS_RULE_RECEIVE,       /* any receive_* attribute */
+        BUS_RULE_SEND,          /* any send_* attribute */
+        BUS_RULE_RECEIVE,       /* any receive_* attribute, or eavesdrop without send_* */
         BUS_RULE_OWN,           /* own= or own_prefix= */
         BUS_RULE_USER,          /* user=: who may connect */
         BUS_RULE_GROUP,         /* group=: who may connect */
@@ -116,7 +116,7 @@ typedef struct BusPolicyRule {
         BusTristate broadcast;          /* send_broadcast */
         BusTristate eavesdrop;
         unsigned min_fds;       /* 0 when absent */
-        unsigned max_fds;       /* UINT32_MAX when absent */
+        unsigned max_fds;       /* 33554432 (DBUS_MAXIMUM_MESSAGE_UNIX_FDS) when absent */
         bool log;
 
         /* BUS_RULE_OWN: name, or the prefix with own_prefix=; NULL for own="*" */
@@ -130,7 +130,7 @@ typedef struct BusPolicyRule {
 /* One <policy> element, in file order, with its rules in file order. */
 typedef struct BusPolicy {
         BusPolicyContext context;
-        char *principal;        /* (owned, nullable) user/group name or number; NULL for "*" */
+        char *principal;        /* (owned, nullable) user/group name or number as written */
         bool at_console;        /* BUS_POLICY_AT_CONSOLE: the attribute's value */
         const char *file;       /* (borrowed from BusConfig.files) */
         unsigned line;

@@ -1,0 +1,891 @@
+/*
+ * config-parser: the expat state machine that turns one busconfig file into
+ * a BusConfig, and follows its <include> and <includedir> elements.
+ *
+ * Element handling follows dbus-daemon's bus/config-parser.c: the same
+ * elements in the same places, the same attribute checks and, where we can,
+ * the same error texts, each prefixed with "file:line:" of the offending
+ * start tag (dbus-daemon gives no line for semantic errors). Deviations,
+ * all deliberate:
+ *   - text content is trimmed of XML whitespace before use;
+ *   - <limit> values must be an integer with nothing after it;
+ *   - entity declarations are refused (no entity expansion games);
+ *   - <listen> addresses are validated while parsing (address.h), and
+ *     transports this bus does not implement (tcp:, ...) are refused there;
+ *   - <include if_selinux_enabled="yes"> is skipped: this bus has no SELinux;
+ *   - <includedir> reads its *.conf files sorted by name (strcmp);
+ *   - every <includedir> is recorded, also missing ones, for reload watches.
+ * An element, attribute or text dbus-daemon refuses is refused here too.
+ *
+ * Invariants: a file's ConfigFile.r holds its first failure and parsing
+ * stops there; frames[] mirrors the open elements, at most
+ * CONFIG_MAX_ELEMENT_DEPTH deep; an included file is parsed into its own
+ * BusConfig and merged only when it parsed completely.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "address.h"
+#include "config-internal.h"
+
+typedef struct ElementInfo {
+        const char *name;
+        ConfigElement element;
+        bool takes_text;
+} ElementInfo;
+
+/* The children of <busconfig>. */
+static const ElementInfo busconfig_children[] = {
+        { "type", CONFIG_ELEMENT_TYPE, true },
+        { "user", CONFIG_ELEMENT_USER, true },
+        { "pidfile", CONFIG_ELEMENT_PIDFILE, true },
+        { "listen", CONFIG_ELEMENT_LISTEN, true },
+        { "auth", CONFIG_ELEMENT_AUTH, true },
+        { "servicehelper", CONFIG_ELEMENT_SERVICEHELPER, true },
+        { "servicedir", CONFIG_ELEMENT_SERVICEDIR, true },
+        { "include", CONFIG_ELEMENT_INCLUDE, true },
+        { "includedir", CONFIG_ELEMENT_INCLUDEDIR, true },
+        { "limit", CONFIG_ELEMENT_LIMIT, true },
+        { "fork", CONFIG_ELEMENT_FORK, false },
+        { "keep_umask", CONFIG_ELEMENT_KEEP_UMASK, false },
+        { "syslog", CONFIG_ELEMENT_SYSLOG, false },
+        { "allow_anonymous", CONFIG_ELEMENT_ALLOW_ANONYMOUS, false },
+        { "standard_session_servicedirs", CONFIG_ELEMENT_STANDARD_SESSION_SERVICEDIRS, false },
+        { "standard_system_servicedirs", CONFIG_ELEMENT_STANDARD_SYSTEM_SERVICEDIRS, false },
+        { "policy", CONFIG_ELEMENT_POLICY, false },
+        { "selinux", CONFIG_ELEMENT_SELINUX, false },
+        { "apparmor", CONFIG_ELEMENT_APPARMOR, false },
+};
+
+static const char *const element_names[] = {
+        [CONFIG_ELEMENT_BUSCONFIG] = "busconfig",
+        [CONFIG_ELEMENT_TYPE] = "type",
+        [CONFIG_ELEMENT_USER] = "user",
+        [CONFIG_ELEMENT_PIDFILE] = "pidfile",
+        [CONFIG_ELEMENT_LISTEN] = "listen",
+        [CONFIG_ELEMENT_AUTH] = "auth",
+        [CONFIG_ELEMENT_SERVICEHELPER] = "servicehelper",
+        [CONFIG_ELEMENT_SERVICEDIR] = "servicedir",
+        [CONFIG_ELEMENT_INCLUDE] = "include",
+        [CONFIG_ELEMENT_INCLUDEDIR] = "includedir",
+        [CONFIG_ELEMENT_LIMIT] = "limit",
+        [CONFIG_ELEMENT_FORK] = "fork",
+        [CONFIG_ELEMENT_KEEP_UMASK] = "keep_umask",
+        [CONFIG_ELEMENT_SYSLOG] = "syslog",
+        [CONFIG_ELEMENT_ALLOW_ANONYMOUS] = "allow_anonymous",
+        [CONFIG_ELEMENT_STANDARD_SESSION_SERVICEDIRS] = "standard_session_servicedirs",
+        [CONFIG_ELEMENT_STANDARD_SYSTEM_SERVICEDIRS] = "standard_system_servicedirs",
+        [CONFIG_ELEMENT_POLICY] = "policy",
+        [CONFIG_ELEMENT_ALLOW] = "allow",
+        [CONFIG_ELEMENT_DENY] = "deny",
+        [CONFIG_ELEMENT_SELINUX] = "selinux",
+        [CONFIG_ELEMENT_ASSOCIATE] = "associate",
+        [CONFIG_ELEMENT_APPARMOR] = "apparmor",
+};
+
+typedef struct LimitInfo {
+        const char *name;
+        size_t offset;
+        bool must_be_int;       /* dbus-daemon keeps it in an int */
+} LimitInfo;
+
+#define LIMIT(n, i) { #n, offsetof(BusConfigLimits, n), i }
+static const LimitInfo limit_table[] = {
+        LIMIT(max_incoming_bytes, false),
+        LIMIT(max_incoming_unix_fds, false),
+        LIMIT(max_outgoing_bytes, false),
+        LIMIT(max_outgoing_unix_fds, false),
+        LIMIT(max_message_size, false),
+        LIMIT(max_message_unix_fds, false),
+        LIMIT(service_start_timeout, true),
+        LIMIT(auth_timeout, true),
+        LIMIT(pending_fd_timeout, true),
+        LIMIT(reply_timeout, true),
+        LIMIT(max_completed_connections, true),
+        LIMIT(max_incomplete_connections, true),
+        LIMIT(max_connections_per_user, true),
+        LIMIT(max_pending_service_starts, true),
+        LIMIT(max_names_per_connection, true),
+        LIMIT(max_match_rules_per_connection, true),
+        LIMIT(max_replies_per_connection, true),
+        LIMIT(max_containers, true),
+        LIMIT(max_containers_per_user, true),
+        LIMIT(max_container_metadata_bytes, true),
+        LIMIT(max_connections_per_container, true),
+};
+#undef LIMIT
+
+static int parse_buffer(ConfigLoader *loader, const char *name, const char *data, size_t size,
+                        const BusConfig *parent, BusConfig **ret);
+
+int config_file_fail(ConfigFile *file, unsigned line, const char *format, ...) {
+        char message[768];
+        va_list ap;
+
+        va_start(ap, format);
+        vsnprintf(message, sizeof(message), format, ap);
+        va_end(ap);
+        config_error_printf(file->loader->err, "%s:%u: %s", file->name, line, message);
+        return CONFIG_E_INVALID;
+}
+
+/*
+ * Finds the allowed attributes names[] in atts and stores their values
+ * (NULL when absent) in values[]; any other attribute is an error.
+ */
+int config_file_locate(ConfigFile *file, unsigned line, const char *element, const char **atts,
+                       const char *const *names, const char **values, size_t n_names) {
+        for (size_t j = 0; j < n_names; j++)
+                values[j] = NULL;
+        for (size_t i = 0; atts[i]; i += 2) {
+                size_t j;
+
+                for (j = 0; j < n_names; j++)
+                        if (strcmp(atts[i], names[j]) == 0)
+                                break;
+                if (j == n_names)
+                        return config_file_fail(file, line,
+                                                "Attribute \"%s\" is invalid on <%s> element in this context",
+                                                atts[i], element);
+                if (values[j])
+                        return config_file_fail(file, line,
+                                                "Attribute \"%s\" repeated twice on the same <%s> element",
+                                                atts[i], element);
+                values[j] = atts[i + 1];
+        }
+        return 0;
+}
+
+static int check_no_attributes(ConfigFile *file, unsigned line, const char *element,
+                               const char **atts) {
+        return config_file_locate(file, line, element, atts, NULL, NULL, 0);
+}
+
+static bool is_xml_space(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Trims the collected text in place; returns its length. */
+static size_t text_trim(ConfigFile *file) {
+        size_t start = 0, end = file->n_text;
+
+        while (start < end && is_xml_space(file->text[start]))
+                start++;
+        while (end > start && is_xml_space(file->text[end - 1]))
+                end--;
+        memmove(file->text, file->text + start, end - start);
+        file->n_text = end - start;
+        if (file->text)
+                file->text[file->n_text] = '\0';
+        return file->n_text;
+}
+
+static int full_path(ConfigFile *file, const char *path, char **ret) {
+        if (path[0] == '/')
+                *ret = strdup(path);
+        else if (asprintf(ret, "%s/%s", file->basedir, path) < 0)
+                *ret = NULL;
+        return *ret ? 0 : config_error_oom(file->loader->err);
+}
+
+static int replace_string(ConfigFile *file, char **field, const char *value) {
+        char *copy = strdup(value);
+
+        if (!copy)
+                return config_error_oom(file->loader->err);
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
+static int read_file(const char *path, char **ret_data, size_t *ret_size) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *data = NULL;
+        struct stat st;
+        size_t size = 0;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        data = malloc(CONFIG_MAX_FILE_SIZE + 1);
+        if (!data)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, data + size, CONFIG_MAX_FILE_SIZE + 1 - size);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                size += (size_t)n;
+                if (size > CONFIG_MAX_FILE_SIZE)
+                        return -EFBIG;
+        }
+        *ret_data = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
+
+static const char *read_error(int r) {
+        if (r == -EFBIG)
+                return "File is larger than 1 MiB";
+        return strerror(-r);
+}
+
+/* Files are told apart by canonical path when they exist, else by name. */
+static char *canonical_name(const char *name) {
+        char *canonical = realpath(name, NULL);
+
+        return canonical ? canonical : strdup(name);
+}
+
+static int include_check_cycle(ConfigFile *file, unsigned line, const char *path) {
+        ConfigLoader *loader = file->loader;
+        _cleanup_free_ char *canonical = canonical_name(path);
+
+        if (!canonical)
+                return config_error_oom(loader->err);
+        for (unsigned i = 0; i < loader->depth; i++)
+                if (strcmp(loader->stack[i], canonical) == 0)
+                        return config_file_fail(file, line, "Circular inclusion of file '%s'", path);
+        return 0;
+}
+
+/* Reads and parses an included file and merges it into file->config. */
+static int include_file(ConfigFile *file, unsigned line, const char *path, bool ignore_missing) {
+        ConfigLoader *loader = file->loader;
+        _cleanup_free_ char *data = NULL;
+        _cleanup_(bus_config_freep) BusConfig *child = NULL;
+        size_t size = 0;
+        int r;
+
+        if (loader->depth >= CONFIG_MAX_INCLUDE_DEPTH)
+                return config_file_fail(file, line, "Includes nested deeper than %d levels at '%s'",
+                                        CONFIG_MAX_INCLUDE_DEPTH, path);
+        if (loader->n_files >= CONFIG_MAX_FILES)
+                return config_file_fail(file, line, "More than %d configuration files", CONFIG_MAX_FILES);
+        r = include_check_cycle(file, line, path);
+        if (r != 0)
+                return r;
+        r = read_file(path, &data, &size);
+        if (r == -ENOENT && ignore_missing)
+                return 0;
+        if (r == -ENOMEM)
+                return config_error_oom(loader->err);
+        if (r < 0)
+                return config_file_fail(file, line, "Failed to open \"%s\": %s", path, read_error(r));
+        r = parse_buffer(loader, path, data, size, file->config, &child);
+        if (r != 0)
+                return r;
+        r = config_merge(file->config, child);
+        return r < 0 ? config_error_oom(loader->err) : 0;
+}
+
+static int conf_name_compare(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_conf_files(const char *dir, char ***ret, size_t *ret_n) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        char **names = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        if (!d)
+                return -errno;
+        while (r >= 0 && (de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+
+                if (len < 5 || strcmp(de->d_name + len - 5, ".conf") != 0)
+                        continue;
+                r = config_strv_push(&names, &n, de->d_name);
+        }
+        closedir(d);
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        free(names[i]);
+                free(names);
+                return r;
+        }
+        if (n > 0)
+                qsort(names, n, sizeof(char *), conf_name_compare);
+        *ret = names;
+        *ret_n = n;
+        return 0;
+}
+
+/*
+ * dbus-daemon logs and skips a file of an <includedir> that fails; we keep
+ * its message in config->warnings (BUS_CONFIG_STRICT makes it fatal).
+ */
+static int include_dir_entry(ConfigFile *file, unsigned line, const char *path) {
+        ConfigLoader *loader = file->loader;
+        int r = include_file(file, line, path, true);
+
+        if (r >= 0 && r != CONFIG_E_INVALID)
+                return r;
+        if (r < 0 || (loader->flags & BUS_CONFIG_STRICT))
+                return r;
+        r = config_strv_push(&file->config->warnings, &file->config->n_warnings,
+                             loader->err->message);
+        loader->err->message[0] = '\0';
+        return r < 0 ? config_error_oom(loader->err) : 0;
+}
+
+static int include_dir(ConfigFile *file, unsigned line, const char *dir) {
+        char **names = NULL;
+        size_t n = 0;
+        int r;
+
+        r = config_strv_push(&file->config->includedirs, &file->config->n_includedirs, dir);
+        if (r < 0)
+                return config_error_oom(file->loader->err);
+        if (file->loader->flags & BUS_CONFIG_NO_INCLUDES)
+                return 0;
+        r = list_conf_files(dir, &names, &n);
+        if (r == -ENOENT)
+                return 0;
+        if (r == -ENOMEM)
+                return config_error_oom(file->loader->err);
+        if (r < 0)
+                return config_file_fail(file, line, "Failed to read directory \"%s\": %s", dir,
+                                        strerror(-r));
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+
+                if (r == 0 && asprintf(&path, "%s/%s", dir, names[i]) < 0)
+                        r = config_error_oom(file->loader->err);
+                if (r == 0)
+                        r = include_dir_entry(file, line, path);
+                free(names[i]);
+        }
+        free(names);
+        return r;
+}
+
+static int end_include(ConfigFile *file, const ConfigFrame *frame) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        /* No SELinux here: what only an SELinux system reads is skipped. */
+        if (frame->if_selinux)
+                return 0;
+        r = full_path(file, file->text, &path);
+        if (r < 0)
+                return r;
+        if (file->loader->flags & BUS_CONFIG_NO_INCLUDES)
+                return 0;
+        return include_file(file, frame->line, path, frame->ignore_missing);
+}
+
+static int end_limit(ConfigFile *file, const ConfigFrame *frame) {
+        const LimitInfo *info = &limit_table[frame->limit];
+        char *end = NULL;
+        long long value;
+
+        errno = 0;
+        value = strtoll(file->text, &end, 10);
+        if (errno != 0 || end == file->text || *end != '\0')
+                return config_file_fail(file, frame->line,
+                                        "<limit name=\"%s\"> element has invalid value (could not parse as integer)",
+                                        info->name);
+        if (value < 0)
+                return config_file_fail(file, frame->line, "<limit name=\"%s\"> must be a positive number",
+                                        info->name);
+        if (info->must_be_int && value > INT_MAX)
+                return config_file_fail(file, frame->line, "<limit name=\"%s\"> value is too large",
+                                        info->name);
+        *(int64_t *)((char *)&file->config->limits + info->offset) = value;
+        return 0;
+}
+
+static int end_listen(ConfigFile *file, const ConfigFrame *frame) {
+        _cleanup_(bus_address_list_freep) BusAddressList *list = NULL;
+        AddressError address_err = {};
+        int r;
+
+        r = bus_address_parse(file->text, &list, &address_err);
+        if (r == -ENOMEM)
+                return config_error_oom(file->loader->err);
+        if (r != 0)
+                return config_file_fail(file, frame->line, "Invalid <listen> address \"%s\": %s",
+                                        file->text, address_err.message);
+        r = config_strv_push(&file->config->listen, &file->config->n_listen, file->text);
+        return r < 0 ? config_error_oom(file->loader->err) : 0;
+}
+
+static int end_path_element(ConfigFile *file, const ConfigFrame *frame) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = full_path(file, file->text, &path);
+        if (r < 0)
+                return r;
+        switch (frame->element) {
+        case CONFIG_ELEMENT_SERVICEHELPER:
+                return replace_string(file, &file->config->servicehelper, path);
+        case CONFIG_ELEMENT_SERVICEDIR:
+                r = config_servicedir_add(file->config, path);
+                return r < 0 ? config_error_oom(file->loader->err) : 0;
+        case CONFIG_ELEMENT_INCLUDEDIR:
+                return include_dir(file, frame->line, path);
+        default:
+                return -EINVAL;
+        }
+}
+
+/* The text of an element that takes text, complete and trimmed. */
+static int end_text_element(ConfigFile *file, const ConfigFrame *frame) {
+        BusConfig *config = file->config;
+        int r;
+
+        switch (frame->element) {
+        case CONFIG_ELEMENT_TYPE:
+                return replace_string(file, &config->type, file->text);
+        case CONFIG_ELEMENT_USER:
+                return replace_string(file, &config->user, file->text);
+        case CONFIG_ELEMENT_PIDFILE:
+                return replace_string(file, &config->pidfile, file->text);
+        case CONFIG_ELEMENT_LISTEN:
+                return end_listen(file, frame);
+        case CONFIG_ELEMENT_AUTH:
+                r = config_strv_push(&config->auth, &config->n_auth, file->text);
+                return r < 0 ? config_error_oom(file->loader->err) : 0;
+        case CONFIG_ELEMENT_INCLUDE:
+                return end_include(file, frame);
+        case CONFIG_ELEMENT_LIMIT:
+                return end_limit(file, frame);
+        default:
+                return end_path_element(file, frame);
+        }
+}
+
+static bool element_takes_text(ConfigElement element) {
+        for (size_t i = 0; i < ELEMENTSOF(busconfig_children); i++)
+                if (busconfig_children[i].element == element)
+                        return busconfig_children[i].takes_text;
+        return false;
+}
+
+static int start_include(ConfigFile *file, ConfigFrame *frame, const char **atts) {
+        static const char *const names[] = { "ignore_missing", "if_selinux_enabled",
+                                             "selinux_root_relative" };
+        const char *values[ELEMENTSOF(names)];
+        bool flags[ELEMENTSOF(names)] = {};
+        int r;
+
+        r = config_file_locate(file, frame->line, "include", atts, names, values, ELEMENTSOF(names));
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                if (!values[i])
+                        continue;
+                if (strcmp(values[i], "yes") == 0)
+                        flags[i] = true;
+                else if (strcmp(values[i], "no") != 0)
+                        return config_file_fail(file, frame->line,
+                                                "%s attribute must have value \"yes\" or \"no\"", names[i]);
+        }
+        frame->ignore_missing = flags[0];
+        frame->if_selinux = flags[1];
+        if (flags[2] && !flags[1])
+                return config_file_fail(file, frame->line,
+                                        "Could not determine SELinux policy root for relative inclusion");
+        return 0;
+}
+
+static int start_limit(ConfigFile *file, ConfigFrame *frame, const char **atts) {
+        static const char *const names[] = { "name" };
+        const char *name;
+        int r;
+
+        r = config_file_locate(file, frame->line, "limit", atts, names, &name, 1);
+        if (r != 0)
+                return r;
+        if (!name)
+                return config_file_fail(file, frame->line, "<limit> element must have a \"name\" attribute");
+        frame->limit = -1;
+        for (size_t i = 0; i < ELEMENTSOF(limit_table); i++)
+                if (strcmp(limit_table[i].name, name) == 0)
+                        frame->limit = (int)i;
+        if (frame->limit < 0)
+                return config_file_fail(file, frame->line, "There is no limit called \"%s\"", name);
+        return 0;
+}
+
+static int start_apparmor(ConfigFile *file, ConfigFrame *frame, const char **atts) {
+        static const char *const names[] = { "mode" };
+        static const char *const modes[] = {
+                [BUS_APPARMOR_ENABLED] = "enabled",
+                [BUS_APPARMOR_DISABLED] = "disabled",
+                [BUS_APPARMOR_REQUIRED] = "required",
+        };
+        const char *mode;
+        int r;
+
+        r = config_file_locate(file, frame->line, "apparmor", atts, names, &mode, 1);
+        if (r != 0 || !mode)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(modes); i++)
+                if (strcmp(mode, modes[i]) == 0) {
+                        file->config->apparmor_mode = (BusApparmorMode)i;
+                        return 0;
+                }
+        return config_file_fail(file, frame->line,
+                                "Mode attribute on <apparmor> must have value \"required\", \"enabled\" or \"disabled\", not \"%s\"",
+                                mode);
+}
+
+static int add_standard_servicedirs(ConfigFile *file, bool session) {
+        char **dirs = NULL;
+        int r = 0;
+
+        if (!session) {
+                for (size_t i = 0; r >= 0 && bus_config_standard_system_servicedirs[i]; i++)
+                        r = config_servicedir_add(file->config, bus_config_standard_system_servicedirs[i]);
+                return r < 0 ? config_error_oom(file->loader->err) : 0;
+        }
+        r = bus_config_standard_session_servicedirs(&dirs);
+        if (r < 0)
+                return config_error_oom(file->loader->err);
+        for (size_t i = 0; dirs[i]; i++) {
+                if (r >= 0)
+                        r = config_servicedir_add(file->config, dirs[i]);
+                free(dirs[i]);
+        }
+        free(dirs);
+        return r < 0 ? config_error_oom(file->loader->err) : 0;
+}
+
+/* Elements without attributes; some take effect at their start tag. */
+static int start_plain(ConfigFile *file, ConfigFrame *frame, const char *name, const char **atts) {
+        BusConfig *config = file->config;
+        int r;
+
+        r = check_no_attributes(file, frame->line, name, atts);
+        if (r != 0)
+                return r;
+        switch (frame->element) {
+        case CONFIG_ELEMENT_FORK:
+                config->fork = true;
+                return 0;
+        case CONFIG_ELEMENT_KEEP_UMASK:
+                config->keep_umask = true;
+                return 0;
+        case CONFIG_ELEMENT_SYSLOG:
+                config->syslog = true;
+                return 0;
+        case CONFIG_ELEMENT_ALLOW_ANONYMOUS:
+                config->allow_anonymous = true;
+                return 0;
+        case CONFIG_ELEMENT_STANDARD_SESSION_SERVICEDIRS:
+                return add_standard_servicedirs(file, true);
+        case CONFIG_ELEMENT_STANDARD_SYSTEM_SERVICEDIRS:
+                return add_standard_servicedirs(file, false);
+        default:
+                return 0;
+        }
+}
+
+static int start_busconfig_child(ConfigFile *file, ConfigFrame *frame, const char *name,
+                                 const char **atts) {
+        size_t i;
+
+        for (i = 0; i < ELEMENTSOF(busconfig_children); i++)
+                if (strcmp(busconfig_children[i].name, name) == 0)
+                        break;
+        if (i == ELEMENTSOF(busconfig_children))
+                return config_file_fail(file, frame->line,
+                                        "Element <%s> not allowed inside <%s> in configuration file",
+                                        name, "busconfig");
+        frame->element = busconfig_children[i].element;
+        switch (frame->element) {
+        case CONFIG_ELEMENT_INCLUDE:
+                return start_include(file, frame, atts);
+        case CONFIG_ELEMENT_LIMIT:
+                return start_limit(file, frame, atts);
+        case CONFIG_ELEMENT_APPARMOR:
+                return start_apparmor(file, frame, atts);
+        case CONFIG_ELEMENT_POLICY:
+                return config_policy_start(file, frame->line, atts);
+        default:
+                return start_plain(file, frame, name, atts);
+        }
+}
+
+static int start_associate(ConfigFile *file, unsigned line, const char **atts) {
+        static const char *const names[] = { "own", "context" };
+        const char *values[2];
+        BusConfig *config = file->config;
+        BusSelinuxAssociation *grown;
+        int r;
+
+        r = config_file_locate(file, line, "associate", atts, names, values, 2);
+        if (r != 0)
+                return r;
+        if (!values[0] || !values[1])
+                return config_file_fail(file, line,
+                                        "Element <associate> must have attributes own=\"<servicename>\" and context=\"<selinux context>\"");
+        grown = realloc(config->associations, (config->n_associations + 1) * sizeof(*grown));
+        if (!grown)
+                return config_error_oom(file->loader->err);
+        config->associations = grown;
+        grown[config->n_associations] = (BusSelinuxAssociation){
+                .own = strdup(values[0]),
+                .context = strdup(values[1]),
+        };
+        config->n_associations++;
+        if (!grown[config->n_associations - 1].own || !grown[config->n_associations - 1].context)
+                return config_error_oom(file->loader->err);
+        return 0;
+}
+
+static int start_child(ConfigFile *file, ConfigFrame *frame, const char *name, const char **atts) {
+        ConfigElement parent = file->depth > 0 ? file->frames[file->depth - 1].element
+                                               : CONFIG_ELEMENT_NONE;
+
+        switch (parent) {
+        case CONFIG_ELEMENT_NONE:
+                if (strcmp(name, "busconfig") != 0)
+                        return config_file_fail(file, frame->line,
+                                                "Unknown element <%s> at root of configuration file", name);
+                frame->element = CONFIG_ELEMENT_BUSCONFIG;
+                return check_no_attributes(file, frame->line, name, atts);
+        case CONFIG_ELEMENT_BUSCONFIG:
+                return start_busconfig_child(file, frame, name, atts);
+        case CONFIG_ELEMENT_POLICY:
+                if (strcmp(name, "allow") != 0 && strcmp(name, "deny") != 0)
+                        return config_file_fail(file, frame->line,
+                                                "Element <%s> not allowed inside <%s> in configuration file",
+                                                name, "policy");
+                frame->element = name[0] == 'a' ? CONFIG_ELEMENT_ALLOW : CONFIG_ELEMENT_DENY;
+                return config_rule_add(file, frame->line, name, name[0] == 'a', atts);
+        case CONFIG_ELEMENT_SELINUX:
+                if (strcmp(name, "associate") != 0)
+                        return config_file_fail(file, frame->line,
+                                                "Element <%s> not allowed inside <%s> in configuration file",
+                                                name, "selinux");
+                frame->element = CONFIG_ELEMENT_ASSOCIATE;
+                return start_associate(file, frame->line, atts);
+        default:
+                return config_file_fail(file, frame->line, "Element <%s> is not allowed in this context",
+                                        name);
+        }
+}
+
+/* Text between tags of an element that takes none must be whitespace. */
+static int check_stray_text(ConfigFile *file, unsigned line) {
+        const char *element;
+
+        for (size_t i = 0; i < file->n_text; i++) {
+                if (is_xml_space(file->text[i]))
+                        continue;
+                if (file->depth == 0)
+                        return config_file_fail(file, line,
+                                                "Text content outside of any XML element in configuration file");
+                element = element_names[file->frames[file->depth - 1].element];
+                return config_file_fail(file, line,
+                                        "No text content expected inside XML element %s in configuration file",
+                                        element);
+        }
+        file->n_text = 0;
+        return 0;
+}
+
+static void stop(ConfigFile *file, int r) {
+        if (r == 0)
+                return;
+        file->r = r;
+        XML_StopParser(file->expat, XML_FALSE);
+}
+
+static void on_start(void *userdata, const XML_Char *name, const XML_Char **atts) {
+        ConfigFile *file = userdata;
+        unsigned line = (unsigned)XML_GetCurrentLineNumber(file->expat);
+        ConfigFrame *frame;
+        int r;
+
+        if (file->r != 0)
+                return;
+        if (file->depth > 0 && element_takes_text(file->frames[file->depth - 1].element)) {
+                stop(file, config_file_fail(file, line, "Element <%s> is not allowed in this context", name));
+                return;
+        }
+        r = check_stray_text(file, line);
+        if (r == 0 && ++file->loader->n_elements > CONFIG_MAX_ELEMENTS)
+                r = config_file_fail(file, line, "More than %d elements", CONFIG_MAX_ELEMENTS);
+        if (r == 0 && file->depth >= CONFIG_MAX_ELEMENT_DEPTH)
+                r = config_file_fail(file, line, "Elements nested too deeply");
+        if (r != 0) {
+                stop(file, r);
+                return;
+        }
+        frame = &file->frames[file->depth];
+        *frame = (ConfigFrame){ .line = line };
+        r = start_child(file, frame, name, atts);
+        /* Pushed even on failure: nothing reads it, and depth stays balanced. */
+        file->depth++;
+        stop(file, r);
+}
+
+static void on_end(void *userdata, const XML_Char *name) {
+        ConfigFile *file = userdata;
+        ConfigFrame *frame;
+        int r = 0;
+
+        if (file->r != 0 || file->depth == 0)
+                return;
+        frame = &file->frames[file->depth - 1];
+        if (element_takes_text(frame->element)) {
+                if (text_trim(file) == 0)
+                        r = config_file_fail(file, frame->line,
+                                             "XML element <%s> was expected to have content inside it",
+                                             element_names[frame->element]);
+                else
+                        r = end_text_element(file, frame);
+                file->n_text = 0;
+        } else
+                r = check_stray_text(file, (unsigned)XML_GetCurrentLineNumber(file->expat));
+        file->depth--;
+        stop(file, r);
+}
+
+static void on_text(void *userdata, const XML_Char *s, int len) {
+        ConfigFile *file = userdata;
+        char *grown;
+
+        if (file->r != 0 || len <= 0)
+                return;
+        if (file->n_text + (size_t)len > CONFIG_MAX_TEXT) {
+                stop(file, config_file_fail(file, (unsigned)XML_GetCurrentLineNumber(file->expat),
+                                            "Text content longer than %d bytes", CONFIG_MAX_TEXT));
+                return;
+        }
+        grown = realloc(file->text, file->n_text + (size_t)len + 1);
+        if (!grown) {
+                stop(file, config_error_oom(file->loader->err));
+                return;
+        }
+        memcpy(grown + file->n_text, s, (size_t)len);
+        file->text = grown;
+        file->n_text += (size_t)len;
+        file->text[file->n_text] = '\0';
+}
+
+static void on_entity_decl(void *userdata, const XML_Char *name, int is_parameter_entity,
+                           const XML_Char *value, int value_length, const XML_Char *base,
+                           const XML_Char *system_id, const XML_Char *public_id,
+                           const XML_Char *notation_name) {
+        ConfigFile *file = userdata;
+
+        if (file->r != 0)
+                return;
+        stop(file, config_file_fail(file, (unsigned)XML_GetCurrentLineNumber(file->expat),
+                                    "Entity declarations are not allowed in configuration files"));
+}
+
+static int run_expat(ConfigFile *file, const char *data, size_t size) {
+        enum XML_Error code;
+
+        file->expat = XML_ParserCreate("UTF-8");
+        if (!file->expat)
+                return config_error_oom(file->loader->err);
+        XML_SetUserData(file->expat, file);
+        XML_SetElementHandler(file->expat, on_start, on_end);
+        XML_SetCharacterDataHandler(file->expat, on_text);
+        XML_SetEntityDeclHandler(file->expat, on_entity_decl);
+        if (XML_Parse(file->expat, data, (int)size, XML_TRUE) == XML_STATUS_OK || file->r != 0)
+                return file->r;
+        code = XML_GetErrorCode(file->expat);
+        if (code == XML_ERROR_NO_MEMORY)
+                return config_error_oom(file->loader->err);
+        return config_file_fail(file, (unsigned)XML_GetCurrentLineNumber(file->expat),
+                                "%s (column %lu)", XML_ErrorString(code),
+                                (unsigned long)XML_GetCurrentColumnNumber(file->expat));
+}
+
+static int dir_of(const char *name, char **ret) {
+        const char *slash = strrchr(name, '/');
+
+        if (!slash)
+                *ret = strdup(".");
+        else if (slash == name)
+                *ret = strdup("/");
+        else
+                *ret = strndup(name, (size_t)(slash - name));
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int parse_buffer(ConfigLoader *loader, const char *name, const char *data, size_t size,
+                        const BusConfig *parent, BusConfig **ret) {
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        ConfigFile file = { .loader = loader };
+        int r = 0;
+
+        if (config_new_child(parent, &config) < 0 ||
+            config_strv_push(&config->files, &config->n_files, name) < 0 ||
+            dir_of(name, &file.basedir) < 0)
+                r = config_error_oom(loader->err);
+        else if (size > CONFIG_MAX_FILE_SIZE) {
+                config_error_printf(loader->err, "%s: File is larger than 1 MiB", name);
+                r = CONFIG_E_INVALID;
+        } else if (!(loader->stack[loader->depth] = canonical_name(name)))
+                r = config_error_oom(loader->err);
+        if (r != 0) {
+                free(file.basedir);
+                return r;
+        }
+        loader->depth++;
+        loader->n_files++;
+        file.config = config;
+        file.name = config->files[0];
+        r = run_expat(&file, data, size);
+        free(loader->stack[--loader->depth]);
+        if (file.expat)
+                XML_ParserFree(file.expat);
+        free(file.text);
+        free(file.basedir);
+        if (r != 0)
+                return r;
+        *ret = TAKE_PTR(config);
+        return 0;
+}
+
+int config_parse_buffer(ConfigLoader *loader, const char *name, const char *data, size_t size,
+                        const BusConfig *parent, BusConfig **ret) {
+        return parse_buffer(loader, name, data, size, parent, ret);
+}
+
+int config_parse_file(ConfigLoader *loader, const char *path, const BusConfig *parent,
+                      BusConfig **ret) {
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        r = read_file(path, &data, &size);
+        if (r == -ENOMEM)
+                return config_error_oom(loader->err);
+        if (r == -EFBIG) {
+                config_error_printf(loader->err, "%s: File is larger than 1 MiB", path);
+                return CONFIG_E_INVALID;
+        }
+        if (r < 0) {
+                config_error_printf(loader->err, "%s: Failed to open: %s", path, strerror(-r));
+                return r;
+        }
+        return parse_buffer(loader, path, data, size, parent, ret);
+}
