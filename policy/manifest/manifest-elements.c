@@ -1,0 +1,893 @@
+/*
+ * The manifest's elements: where each may appear, which attributes it
+ * takes, and how it builds or merges into the model.
+ *
+ * Three tables say what is allowed: the attributes of each element, the
+ * children each element may have, and the misplacements real files make
+ * that are tolerated with a warning (ignoring them never opens anything).
+ * Everything else is an error with the position and what to write
+ * instead; an error skips the element's subtree so one mistake is reported
+ * once. Repeated declarations merge (an interface three times in a node,
+ * a name in two <dbus> blocks); a member that would then need two
+ * different tokens is an error, never a silent choice.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "manifest-parser.h"
+#include "model-build.h"
+
+/* --------------------------------------------------------------------- */
+/* Tables. */
+
+typedef struct ElementSpec {
+        const char *name;
+        const char *const *attrs;       /* allowed attributes, NULL-terminated */
+} ElementSpec;
+
+static const char *const attrs_none[] = { NULL };
+static const char *const attrs_aegis[] = { "name", NULL };
+static const char *const attrs_request[] = { "policy", "context", NULL };
+static const char *const attrs_request_credential[] = { "name", "match", NULL };
+static const char *const attrs_for[] = { "path", "id", NULL };
+static const char *const attrs_provide_credential[] = { "name", "checkorigin", NULL };
+static const char *const attrs_dbus[] = { "name", "bus", "own", NULL };
+static const char *const attrs_owner[] = { "label", NULL };
+static const char *const attrs_name[] = { "name", NULL };
+static const char *const attrs_property[] = { "name", "access", "type", NULL };
+static const char *const attrs_arg[] = { "name", "type", "direction", NULL };
+static const char *const attrs_annotation[] = { "name", "value", NULL };
+static const char *const attrs_user[] = { "name", "group", NULL };
+
+static const ElementSpec specs[_ELEMENT_MAX] = {
+        [ELEMENT_AEGIS] = { "aegis", attrs_aegis },
+        [ELEMENT_REQUEST] = { "request", attrs_request },
+        [ELEMENT_REQUEST_CREDENTIAL] = { "credential", attrs_request_credential },
+        [ELEMENT_FOR] = { "for", attrs_for },
+        [ELEMENT_PROVIDE] = { "provide", attrs_none },
+        [ELEMENT_PROVIDE_CREDENTIAL] = { "credential", attrs_provide_credential },
+        [ELEMENT_DBUS] = { "dbus", attrs_dbus },
+        [ELEMENT_OWNER] = { "owner", attrs_owner },
+        [ELEMENT_NODE] = { "node", attrs_name },
+        [ELEMENT_INTERFACE] = { "interface", attrs_name },
+        [ELEMENT_METHOD] = { "method", attrs_name },
+        [ELEMENT_SIGNAL] = { "signal", attrs_name },
+        [ELEMENT_PROPERTY] = { "property", attrs_property },
+        [ELEMENT_ARG] = { "arg", attrs_arg },
+        [ELEMENT_ANNOTATION] = { "annotation", attrs_annotation },
+        [ELEMENT_ACCOUNT] = { "account", attrs_none },
+        [ELEMENT_USER] = { "user", attrs_user },
+        [ELEMENT_DOCSTRING] = { "docstring", NULL },
+        [ELEMENT_SKIPPED] = { "(skipped)", NULL },
+};
+
+typedef struct ChildRule {
+        ElementKind parent;
+        const char *name;
+        ElementKind child;
+} ChildRule;
+
+static const ChildRule child_rules[] = {
+        { ELEMENT_AEGIS, "request", ELEMENT_REQUEST },
+        { ELEMENT_AEGIS, "provide", ELEMENT_PROVIDE },
+        { ELEMENT_AEGIS, "account", ELEMENT_ACCOUNT },
+        { ELEMENT_REQUEST, "credential", ELEMENT_REQUEST_CREDENTIAL },
+        { ELEMENT_REQUEST, "for", ELEMENT_FOR },
+        { ELEMENT_PROVIDE, "credential", ELEMENT_PROVIDE_CREDENTIAL },
+        { ELEMENT_PROVIDE, "dbus", ELEMENT_DBUS },
+        { ELEMENT_DBUS, "node", ELEMENT_NODE },
+        { ELEMENT_DBUS, "owner", ELEMENT_OWNER },
+        { ELEMENT_NODE, "interface", ELEMENT_INTERFACE },
+        { ELEMENT_INTERFACE, "method", ELEMENT_METHOD },
+        { ELEMENT_INTERFACE, "signal", ELEMENT_SIGNAL },
+        { ELEMENT_INTERFACE, "property", ELEMENT_PROPERTY },
+        { ELEMENT_INTERFACE, "annotation", ELEMENT_ANNOTATION },
+        { ELEMENT_METHOD, "annotation", ELEMENT_ANNOTATION },
+        { ELEMENT_METHOD, "arg", ELEMENT_ARG },
+        { ELEMENT_SIGNAL, "annotation", ELEMENT_ANNOTATION },
+        { ELEMENT_SIGNAL, "arg", ELEMENT_ARG },
+        { ELEMENT_PROPERTY, "annotation", ELEMENT_ANNOTATION },
+        { ELEMENT_ACCOUNT, "user", ELEMENT_USER },
+};
+
+const char *parser_element_name(ElementKind kind) {
+        return (size_t) kind < ELEMENTSOF(specs) ? specs[kind].name : "?";
+}
+
+/* --------------------------------------------------------------------- */
+/* Attributes. */
+
+static int attr_index(const char *const *allowed, const char *name) {
+        for (int i = 0; allowed[i]; i++)
+                if (strcmp(allowed[i], name) == 0)
+                        return i;
+        return -1;
+}
+
+static void list_allowed(const char *const *allowed, char *buf, size_t size) {
+        buf[0] = '\0';
+        for (size_t i = 0; allowed[i]; i++) {
+                size_t len = strlen(buf);
+                snprintf(buf + len, size - len, "%s%s", i ? ", " : "", allowed[i]);
+        }
+}
+
+/* Fill values[] (indexed like the spec's attrs); false after an error. */
+static bool collect_attrs(Parser *p, ElementKind kind, const char **attrs, const SourceLoc *loc,
+                          const char **values) {
+        const char *const *allowed = specs[kind].attrs;
+        bool ok = true;
+        for (size_t i = 0; attrs[i]; i += 2) {
+                int index = attr_index(allowed, attrs[i]);
+                if (index >= 0) {
+                        values[index] = attrs[i + 1];
+                        continue;
+                }
+                char list[128];
+                list_allowed(allowed, list, sizeof(list));
+                if (list[0])
+                        parser_error(p, loc, "unknown attribute '%s' on <%s>: it takes %s",
+                                     attrs[i], specs[kind].name, list);
+                else
+                        parser_error(p, loc, "unknown attribute '%s' on <%s>: it takes none",
+                                     attrs[i], specs[kind].name);
+                ok = false;
+        }
+        return ok;
+}
+
+static bool require_attr(Parser *p, ElementKind kind, const char *value, const char *attr,
+                         const SourceLoc *loc, const char *example) {
+        if (value)
+                return true;
+        parser_error(p, loc, "<%s> needs a %s attribute, e.g. %s", specs[kind].name, attr, example);
+        return false;
+}
+
+/* --------------------------------------------------------------------- */
+/* Token names. */
+
+static bool is_posix_prefix(const char *s, size_t n) {
+        static const char *const prefixes[] = { "UID", "GID", "GRP", "CAP" };
+        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
+                if (n == 3 && memcmp(s, prefixes[i], 3) == 0)
+                        return true;
+        return false;
+}
+
+static bool package_provides(const Parser *p, const char *name) {
+        return model_strv_contains(p->provided, p->n_provided, name);
+}
+
+int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
+                         const char *what, char **ret_label, char **ret_provider) {
+        const char *sep = strstr(written, "::");
+        _cleanup_free_ char *provider = NULL;
+        _cleanup_free_ char *label = NULL;
+        if (sep && is_posix_prefix(written, (size_t) (sep - written))) {
+                parser_error(p, loc, "%s '%s' is a POSIX credential: only a resource token "
+                             "can be named here", what, written);
+                return MANIFEST_E_INVALID;
+        }
+        if (!manifest_valid_label(written) ||
+            (sep && (sep == written || strstr(sep + 2, "::") || sep[2] == '\0'))) {
+                parser_error(p, loc, "%s '%s' is not a valid token name: write Token or "
+                             "package::Token (at most %d characters, no whitespace, '/', "
+                             "quotes or backslash)", what, written, MANIFEST_MAX_LABEL);
+                return MANIFEST_E_INVALID;
+        }
+        if (sep) {
+                provider = strndup(written, (size_t) (sep - written));
+                label = strdup(written);
+                if (!provider || !label)
+                        return parser_fail(p, -ENOMEM);
+                if (!manifest_valid_package_label(provider)) {
+                        parser_error(p, loc, "%s '%s': '%s' is not a valid package name",
+                                     what, written, provider);
+                        return MANIFEST_E_INVALID;
+                }
+        } else if (package_provides(p, written)) {
+                char *full;
+                if (asprintf(&full, "%s::%s", p->package->name, written) < 0)
+                        return parser_fail(p, -ENOMEM);
+                label = full;
+                provider = strdup(p->package->name);
+                if (!provider)
+                        return parser_fail(p, -ENOMEM);
+        } else {
+                label = strdup(written);
+                if (!label)
+                        return parser_fail(p, -ENOMEM);
+        }
+        if (!manifest_valid_label(label)) {
+                parser_error(p, loc, "%s '%s': its label '%s' is longer than %d characters",
+                             what, written, label, MANIFEST_MAX_LABEL);
+                return MANIFEST_E_INVALID;
+        }
+        *ret_label = TAKE_PTR(label);
+        *ret_provider = TAKE_PTR(provider);
+        return 0;
+}
+
+/* --------------------------------------------------------------------- */
+/* <request> and what it holds. */
+
+static const struct {
+        const char *name;
+        unsigned flag;
+} policy_flags[] = {
+        { "add", REQUEST_POLICY_ADD },
+        { "set", REQUEST_POLICY_SET },
+        { "not-inheritable", REQUEST_POLICY_NOT_INHERITABLE },
+        { "trust-zone", REQUEST_POLICY_TRUST_ZONE },
+        { "setxid", REQUEST_POLICY_SETXID },
+};
+
+static int parse_policy_flags(Parser *p, const char *value, const SourceLoc *loc, unsigned *ret) {
+        unsigned flags = 0;
+        const char *s = value;
+        while (*s) {
+                s += strspn(s, " \t\r\n");
+                size_t n = strcspn(s, " \t\r\n");
+                if (n == 0)
+                        break;
+                size_t i;
+                for (i = 0; i < ELEMENTSOF(policy_flags); i++)
+                        if (strlen(policy_flags[i].name) == n && memcmp(s, policy_flags[i].name, n) == 0)
+                                break;
+                if (i == ELEMENTSOF(policy_flags)) {
+                        parser_error(p, loc, "unknown request policy flag '%.*s': use add, set, "
+                                     "not-inheritable, trust-zone or setxid", (int) n, s);
+                        return MANIFEST_E_INVALID;
+                }
+                flags |= policy_flags[i].flag;
+                s += n;
+        }
+        *ret = flags;
+        return 0;
+}
+
+static void on_request(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: policy, context */
+        _cleanup_(request_freep) Request *request = NULL;
+        unsigned flags = 0;
+        if (v[0] && parse_policy_flags(p, v[0], &frame->loc, &flags) != 0)
+                return;
+        if (v[1] && strcmp(v[1], "INSTALL") != 0) {
+                parser_error(p, &frame->loc, "unknown request context '%s': the only context "
+                             "is INSTALL", v[1]);
+                return;
+        }
+        if (request_new(frame->loc, &request) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        request->policy = flags;
+        request->context_install = v[1] != NULL;
+        if (MODEL_APPEND(p->package->requests, p->package->n_requests, request) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        frame->object = TAKE_PTR(request);
+        frame->kind = ELEMENT_REQUEST;
+}
+
+static const struct {
+        const char *prefix;
+        CredentialKind kind;
+} posix_kinds[] = {
+        { "UID::", CREDENTIAL_UID },
+        { "GID::", CREDENTIAL_GID },
+        { "GRP::", CREDENTIAL_GRP },
+        { "CAP::", CREDENTIAL_CAP },
+};
+
+/* "CAP::CAP_NET_ADMIN" -> "CAP::net_admin", with a warning. */
+static char *normalize_capability(Parser *p, const char *written, const SourceLoc *loc) {
+        const char *cap = written + 5;
+        if (strncasecmp(cap, "cap_", 4) == 0)
+                cap += 4;
+        char *name;
+        if (asprintf(&name, "CAP::%s", cap) < 0)
+                return NULL;
+        for (char *c = name + 5; *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                        *c = (char) (*c - 'A' + 'a');
+        if (strcmp(name, written) != 0)
+                parser_warning(p, loc, "capability '%s' is written '%s' (lower case, no CAP_ "
+                               "prefix)", written, name);
+        return name;
+}
+
+static int posix_credential(Parser *p, const char *written, size_t k, const SourceLoc *loc,
+                            Credential **ret) {
+        const char *value = written + strlen(posix_kinds[k].prefix);
+        if (!manifest_valid_label(value) || strstr(value, "::")) {
+                parser_error(p, loc, "'%s' names no %.3s: write %s followed by a name, e.g. "
+                             "GRP::video or CAP::net_admin", written, written,
+                             posix_kinds[k].prefix);
+                return MANIFEST_E_INVALID;
+        }
+        _cleanup_free_ char *name = posix_kinds[k].kind == CREDENTIAL_CAP ?
+                normalize_capability(p, written, loc) : strdup(written);
+        if (!name)
+                return parser_fail(p, -ENOMEM);
+        if (credential_new(posix_kinds[k].kind, name, written, NULL, *loc, ret) < 0)
+                return parser_fail(p, -ENOMEM);
+        return 0;
+}
+
+static int request_credential(Parser *p, const char *name, const char *match,
+                              const SourceLoc *loc, Credential **ret) {
+        if (!!name == !!match) {
+                parser_error(p, loc, "<credential> in <request> needs exactly one of name "
+                             "(e.g. name=\"Cellular\") or match (e.g. match=\"CAP::*\")");
+                return MANIFEST_E_INVALID;
+        }
+        if (match) {
+                if (!manifest_valid_label(match)) {
+                        parser_error(p, loc, "match '%s' is not a valid pattern: a credential "
+                                     "name with '*' wildcards, no whitespace", match);
+                        return MANIFEST_E_INVALID;
+                }
+                return credential_new(CREDENTIAL_MATCH, match, match, NULL, *loc, ret) < 0 ?
+                        parser_fail(p, -ENOMEM) : 0;
+        }
+        for (size_t k = 0; k < ELEMENTSOF(posix_kinds); k++)
+                if (strncmp(name, posix_kinds[k].prefix, 5) == 0)
+                        return posix_credential(p, name, k, loc, ret);
+        _cleanup_free_ char *label = NULL, *provider = NULL;
+        int r = parser_resolve_token(p, name, loc, "credential", &label, &provider);
+        if (r != 0)
+                return r;
+        return credential_new(CREDENTIAL_TOKEN, label, name, provider, *loc, ret) < 0 ?
+                parser_fail(p, -ENOMEM) : 0;
+}
+
+static void on_request_credential(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        Request *request = parent->object;
+        _cleanup_(credential_freep) Credential *c = NULL;
+        if (request_credential(p, v[0], v[1], &frame->loc, &c) != 0)
+                return;
+        if (MODEL_APPEND(request->credentials, request->n_credentials, c) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        TAKE_PTR(c);
+        frame->kind = ELEMENT_REQUEST_CREDENTIAL;
+}
+
+/* "/usr/bin/x" or "pkg::/usr/bin/x" */
+static int split_for_path(Parser *p, const char *value, const SourceLoc *loc,
+                          char **ret_package, const char **ret_path) {
+        const char *sep = strstr(value, "::");
+        const char *path = sep ? sep + 2 : value;
+        _cleanup_free_ char *package = sep ? strndup(value, (size_t) (sep - value)) : NULL;
+        if (sep && !package)
+                return parser_fail(p, -ENOMEM);
+        if (path[0] != '/' || (package && !manifest_valid_package_label(package))) {
+                parser_error(p, loc, "for path '%s' is not an absolute path: write "
+                             "/usr/bin/program, or package::/usr/bin/program for another "
+                             "package's binary", value);
+                return MANIFEST_E_INVALID;
+        }
+        *ret_package = TAKE_PTR(package);
+        *ret_path = path;
+        return 0;
+}
+
+static void on_for(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: path, id */
+        Request *request = parent->object;
+        if (!v[0] && !v[1]) {
+                parser_error(p, &frame->loc, "<for> needs a path attribute, e.g. "
+                             "path=\"/usr/bin/program\" (or an id)");
+                return;
+        }
+        _cleanup_free_ char *package = NULL;
+        const char *path = NULL;
+        if (v[0] && split_for_path(p, v[0], &frame->loc, &package, &path) != 0)
+                return;
+        _cleanup_(request_target_freep) RequestTarget *t = NULL;
+        if (request_target_new(path, package, v[1], frame->loc, &t) < 0 ||
+            MODEL_APPEND(request->targets, request->n_targets, t) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        TAKE_PTR(t);
+        frame->kind = ELEMENT_FOR;
+}
+
+/* --------------------------------------------------------------------- */
+/* <provide>: tokens and D-Bus names. */
+
+static bool parse_yes_no(const char *value, bool *ret) {
+        if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0) {
+                *ret = true;
+                return true;
+        }
+        if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0) {
+                *ret = false;
+                return true;
+        }
+        return false;
+}
+
+static void on_provide_credential(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: name, checkorigin */
+        if (!require_attr(p, ELEMENT_PROVIDE_CREDENTIAL, v[0], "name", &frame->loc,
+                          "name=\"DeviceModeControl\""))
+                return;
+        bool check_origin = false;
+        if (v[1] && !parse_yes_no(v[1], &check_origin)) {
+                parser_error(p, &frame->loc, "checkorigin='%s': write checkorigin=\"yes\" "
+                             "(or leave it out)", v[1]);
+                return;
+        }
+        const char *name = v[0];
+        size_t n = strlen(p->package->name);
+        if (strncmp(name, p->package->name, n) == 0 && strncmp(name + n, "::", 2) == 0)
+                name += n + 2;
+        if (strstr(name, "::")) {
+                parser_error(p, &frame->loc, "a package provides only its own tokens: write "
+                             "name=\"%s\" without a package, others then name it %s::%s",
+                             strstr(name, "::") + 2, p->package->name, strstr(name, "::") + 2);
+                return;
+        }
+        _cleanup_(provided_token_freep) ProvidedToken *t = NULL;
+        if (provided_token_new(p->package->name, name, check_origin, frame->loc, &t) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        if (!manifest_valid_label(name) || !manifest_valid_label(t->label)) {
+                parser_error(p, &frame->loc, "'%s' is not a valid token name: at most %d "
+                             "characters with the package name, no whitespace, '/', quotes "
+                             "or backslash", v[0], MANIFEST_MAX_LABEL);
+                return;
+        }
+        frame->kind = ELEMENT_PROVIDE_CREDENTIAL;
+        for (size_t i = 0; i < p->package->n_tokens; i++) {
+                ProvidedToken *old = p->package->tokens[i];
+                if (strcmp(old->name, name) == 0) {
+                        /* Declared twice: merge; checkorigin anywhere makes it strict. */
+                        old->check_origin = old->check_origin || check_origin;
+                        return;
+                }
+        }
+        if (MODEL_APPEND(p->package->tokens, p->package->n_tokens, t) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        TAKE_PTR(t);
+}
+
+static DbusName *find_dbus_name(Package *package, BusKind bus, const char *name) {
+        return (DbusName *) package_find_name(package, bus, name);
+}
+
+static int parse_own(Parser *p, const char *own, const SourceLoc *loc, DbusName *d) {
+        if (!own)
+                return 0;
+        if (strcmp(own, "SELF") == 0) {
+                d->own = OWN_SELF;
+                d->own_explicit = true;
+                return 0;
+        }
+        if (own[0] == '\0') {
+                parser_error(p, loc, "own=\"\": write own=\"SELF\" (only this package) or "
+                             "own=\"Token\" (holders of Token)");
+                return MANIFEST_E_INVALID;
+        }
+        _cleanup_free_ char *provider = NULL;
+        int r = parser_resolve_token(p, own, loc, "own", &d->own_token, &provider);
+        if (r != 0)
+                return r;
+        d->own = OWN_TOKEN;
+        d->own_explicit = true;
+        return 0;
+}
+
+static const char *own_string(const DbusName *d) {
+        return d->own == OWN_TOKEN ? d->own_token : "SELF";
+}
+
+/* A second <dbus> block for a name already declared: merge the own rule. */
+static int merge_dbus_name(Parser *p, DbusName *old, DbusName *new, const SourceLoc *loc) {
+        if (!new->own_explicit)
+                return 0;
+        if (old->own_explicit && (old->own != new->own ||
+                                  (old->own == OWN_TOKEN && strcmp(old->own_token, new->own_token) != 0))) {
+                parser_error(p, loc, "%s is declared again with own=\"%s\" but has own=\"%s\" "
+                             "at line %u: one name, one owner rule", old->name, own_string(new),
+                             own_string(old), old->loc.line);
+                return MANIFEST_E_INVALID;
+        }
+        old->own = new->own;
+        old->own_explicit = true;
+        free(old->own_token);
+        old->own_token = TAKE_PTR(new->own_token);
+        return 0;
+}
+
+static void on_dbus(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: name, bus, own */
+        if (!require_attr(p, ELEMENT_DBUS, v[0], "name", &frame->loc, "name=\"com.nokia.mce\""))
+                return;
+        if (!manifest_valid_bus_name(v[0])) {
+                parser_error(p, &frame->loc, "'%s' is not a valid well-known bus name: write "
+                             "two or more dot-separated elements of [A-Za-z0-9_-], not starting "
+                             "with a digit, e.g. com.nokia.mce", v[0]);
+                return;
+        }
+        BusKind bus = BUS_SYSTEM;
+        if (!v[1])
+                parser_warning(p, &frame->loc, "<dbus name=\"%s\"> has no bus attribute: read "
+                               "as bus=\"system\"", v[0]);
+        else if (strcmp(v[1], "session") == 0)
+                bus = BUS_SESSION;
+        else if (strcmp(v[1], "system") != 0) {
+                parser_error(p, &frame->loc, "bus='%s': write bus=\"system\" or bus=\"session\"",
+                             v[1]);
+                return;
+        }
+        _cleanup_(dbus_name_freep) DbusName *d = NULL;
+        if (dbus_name_new(v[0], bus, frame->loc, &d) < 0 ||
+            dbus_name_add_owner_label(d, p->package->name) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        if (parse_own(p, v[2], &frame->loc, d) != 0)
+                return;
+        DbusName *old = find_dbus_name(p->package, bus, v[0]);
+        if (old) {
+                if (merge_dbus_name(p, old, d, &frame->loc) != 0)
+                        return;
+                frame->object = old;
+        } else {
+                if (MODEL_APPEND(p->package->names, p->package->n_names, d) < 0)
+                        return (void) parser_fail(p, -ENOMEM);
+                frame->object = TAKE_PTR(d);
+        }
+        frame->kind = ELEMENT_DBUS;
+}
+
+static void on_owner(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        DbusName *d = parent->object;
+        if (!require_attr(p, ELEMENT_OWNER, v[0], "label", &frame->loc, "label=\"mce\""))
+                return;
+        if (!manifest_valid_label(v[0]) || strcmp(v[0], "*") == 0) {
+                parser_error(p, &frame->loc, "owner label '%s' is not a valid Smack label: at "
+                             "most %d printable characters, no whitespace, '/', quotes or "
+                             "backslash, not '-' first, not *", v[0], MANIFEST_MAX_LABEL);
+                return;
+        }
+        if (dbus_name_add_owner_label(d, v[0]) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        frame->kind = ELEMENT_OWNER;
+}
+
+static void on_node(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        DbusName *d = parent->object;
+        if (!require_attr(p, ELEMENT_NODE, v[0], "name", &frame->loc, "name=\"/com/nokia/mce\""))
+                return;
+        if (!manifest_valid_object_path(v[0])) {
+                parser_error(p, &frame->loc, "'%s' is not a valid object path: write / or "
+                             "/elem/elem with elements of [A-Za-z0-9_], no trailing /", v[0]);
+                return;
+        }
+        Node *node = (Node *) dbus_name_find_node(d, v[0]);
+        if (!node) {
+                if (node_new(v[0], frame->loc, &node) < 0)
+                        return (void) parser_fail(p, -ENOMEM);
+                if (MODEL_APPEND(d->nodes, d->n_nodes, node) < 0) {
+                        node_free(node);
+                        return (void) parser_fail(p, -ENOMEM);
+                }
+        }
+        frame->object = node;
+        frame->kind = ELEMENT_NODE;
+}
+
+static void on_interface(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        Node *node = parent->object;
+        if (!require_attr(p, ELEMENT_INTERFACE, v[0], "name", &frame->loc,
+                          "name=\"com.nokia.mce.request\""))
+                return;
+        if (!manifest_valid_interface_name(v[0])) {
+                parser_error(p, &frame->loc, "'%s' is not a valid interface name: write two or "
+                             "more dot-separated elements of [A-Za-z0-9_], not starting with a "
+                             "digit", v[0]);
+                return;
+        }
+        Interface *iface = (Interface *) node_find_interface(node, v[0]);
+        if (!iface) {
+                if (interface_new(v[0], frame->loc, &iface) < 0)
+                        return (void) parser_fail(p, -ENOMEM);
+                if (MODEL_APPEND(node->interfaces, node->n_interfaces, iface) < 0) {
+                        interface_free(iface);
+                        return (void) parser_fail(p, -ENOMEM);
+                }
+        }
+        frame->object = iface;
+        frame->kind = ELEMENT_INTERFACE;
+}
+
+static bool parse_access(const char *value, PropertyAccess *ret) {
+        if (!value || strcmp(value, "readwrite") == 0)
+                *ret = PROPERTY_ACCESS_READWRITE;
+        else if (strcmp(value, "read") == 0)
+                *ret = PROPERTY_ACCESS_READ;
+        else if (strcmp(value, "write") == 0)
+                *ret = PROPERTY_ACCESS_WRITE;
+        else
+                return false;
+        return true;
+}
+
+static void on_member(Parser *p, Frame *frame, const Frame *parent, const char **v, MemberKind kind,
+                      ElementKind element) {
+        /* v: name [, access, type] */
+        Interface *iface = parent->object;
+        if (!require_attr(p, element, v[0], "name", &frame->loc, "name=\"get_version\""))
+                return;
+        if (!manifest_valid_member_name(v[0])) {
+                parser_error(p, &frame->loc, "'%s' is not a valid %s name: one element of "
+                             "[A-Za-z0-9_], not starting with a digit", v[0],
+                             member_kind_to_string(kind));
+                return;
+        }
+        PropertyAccess access = PROPERTY_ACCESS_READWRITE;
+        if (kind == MEMBER_PROPERTY && !parse_access(v[1], &access)) {
+                parser_error(p, &frame->loc, "access='%s': write access=\"read\", \"write\" or "
+                             "\"readwrite\"", v[1]);
+                return;
+        }
+        Member *m = (Member *) interface_find_member(iface, kind, v[0]);
+        if (m && kind == MEMBER_PROPERTY && v[1] && m->access != access) {
+                parser_error(p, &frame->loc, "property %s is declared again with access=\"%s\" "
+                             "but differently at line %u: one property, one access", v[0], v[1],
+                             m->loc.line);
+                return;
+        }
+        if (!m) {
+                if (member_new(kind, v[0], frame->loc, &m) < 0)
+                        return (void) parser_fail(p, -ENOMEM);
+                m->access = access;
+                if (MODEL_APPEND(iface->members, iface->n_members, m) < 0) {
+                        member_free(m);
+                        return (void) parser_fail(p, -ENOMEM);
+                }
+        }
+        frame->object = m;
+        frame->parent_object = iface;
+        frame->kind = element;
+}
+
+static void on_method(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        on_member(p, frame, parent, v, MEMBER_METHOD, ELEMENT_METHOD);
+}
+
+static void on_signal(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        on_member(p, frame, parent, v, MEMBER_SIGNAL, ELEMENT_SIGNAL);
+}
+
+static void on_property(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        on_member(p, frame, parent, v, MEMBER_PROPERTY, ELEMENT_PROPERTY);
+}
+
+/* --------------------------------------------------------------------- */
+/* <annotation name="com.maemo.Aegis" value="Token"/> */
+
+#define AEGIS_ANNOTATION "com.maemo.Aegis"
+#define AEGIS_WRITE_ANNOTATION "com.maemo.Aegis.Write"
+
+static const char *requirement_string(const Requirement *req) {
+        return req->kind == REQUIREMENT_TOKEN ? req->token : "";
+}
+
+/* Set *slot from an annotation, or report the conflict with what it holds. */
+static void apply_requirement(Parser *p, Requirement *slot, const Requirement *new,
+                              const char *what, const char *name, const SourceLoc *loc) {
+        if (slot->kind != REQUIREMENT_UNSET) {
+                if (!requirement_equal(slot, new))
+                        parser_error(p, loc, "%s %s is declared with token \"%s\" here but "
+                                     "\"%s\" at line %u: one %s, one token (declare it once)",
+                                     what, name, requirement_string(new),
+                                     requirement_string(slot), slot->loc.line, what);
+                return;
+        }
+        if (requirement_copy(slot, new) < 0)
+                parser_fail(p, -ENOMEM);
+}
+
+static int annotation_requirement(Parser *p, const char *value, const SourceLoc *loc,
+                                  Requirement *ret) {
+        if (value[0] == '\0')
+                return requirement_set(ret, REQUIREMENT_OPEN, NULL, *loc) < 0 ?
+                        parser_fail(p, -ENOMEM) : 0;
+        if (strpbrk(value, " \t\r\n,;")) {
+                parser_error(p, loc, "annotation value '%s' names more than one token: a member "
+                             "requires one token (value=\"Token\"), or none (value=\"\")", value);
+                return MANIFEST_E_INVALID;
+        }
+        _cleanup_free_ char *label = NULL, *provider = NULL;
+        int r = parser_resolve_token(p, value, loc, "annotation value", &label, &provider);
+        if (r != 0)
+                return r;
+        return requirement_set(ret, REQUIREMENT_TOKEN, label, *loc) < 0 ? parser_fail(p, -ENOMEM) : 0;
+}
+
+static void annotate(Parser *p, const Frame *parent, bool write, const Requirement *req,
+                     const SourceLoc *loc) {
+        if (parent->kind == ELEMENT_INTERFACE) {
+                Interface *iface = parent->object;
+                apply_requirement(p, write ? &iface->default_write : &iface->default_require, req,
+                                  write ? "the write default of interface" : "the default of interface",
+                                  iface->name, loc);
+                return;
+        }
+        Member *m = parent->object;
+        if (write && m->kind != MEMBER_PROPERTY) {
+                parser_warning(p, loc, AEGIS_WRITE_ANNOTATION " on %s %s is ignored: only "
+                               "properties are written (use " AEGIS_ANNOTATION ")",
+                               member_kind_to_string(m->kind), m->name);
+                return;
+        }
+        apply_requirement(p, write ? &m->write : &m->require, req, member_kind_to_string(m->kind),
+                          m->name, loc);
+}
+
+static void on_annotation(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: name, value */
+        if (!require_attr(p, ELEMENT_ANNOTATION, v[0], "name", &frame->loc,
+                          "name=\"" AEGIS_ANNOTATION "\""))
+                return;
+        frame->kind = ELEMENT_ANNOTATION;
+        bool write = strcmp(v[0], AEGIS_WRITE_ANNOTATION) == 0;
+        if (!write && strcmp(v[0], AEGIS_ANNOTATION) != 0) {
+                parser_warning(p, &frame->loc, "annotation '%s' is ignored: only "
+                               AEGIS_ANNOTATION " and " AEGIS_WRITE_ANNOTATION " mean "
+                               "anything to the policy", v[0]);
+                return;
+        }
+        if (!v[1]) {
+                parser_error(p, &frame->loc, "<annotation name=\"%s\"> needs a value: a token "
+                             "(value=\"Token\") or none (value=\"\")", v[0]);
+                return;
+        }
+        Requirement req = { .kind = REQUIREMENT_UNSET };
+        if (annotation_requirement(p, v[1], &frame->loc, &req) == 0)
+                annotate(p, parent, write, &req, &frame->loc);
+        requirement_clear(&req);
+}
+
+/* --------------------------------------------------------------------- */
+/* The rest. */
+
+static void on_plain(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* aegis, provide, account, arg: nothing to build. */
+}
+
+static void on_user(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* v: name, group */
+        if (!require_attr(p, ELEMENT_USER, v[0], "name", &frame->loc, "name=\"myservice\""))
+                return;
+        if (!manifest_valid_label(v[0]) || (v[1] && !manifest_valid_label(v[1]))) {
+                parser_error(p, &frame->loc, "<user> name and group must be non-empty, "
+                             "without whitespace, '/', quotes or backslash");
+                return;
+        }
+        _cleanup_(account_freep) Account *a = NULL;
+        if (account_new(v[0], v[1], frame->loc, &a) < 0 ||
+            MODEL_APPEND(p->package->accounts, p->package->n_accounts, a) < 0)
+                return (void) parser_fail(p, -ENOMEM);
+        TAKE_PTR(a);
+        frame->kind = ELEMENT_USER;
+}
+
+typedef void (*ElementHandler)(Parser *p, Frame *frame, const Frame *parent, const char **values);
+
+static const ElementHandler handlers[_ELEMENT_MAX] = {
+        [ELEMENT_AEGIS] = on_plain,
+        [ELEMENT_REQUEST] = on_request,
+        [ELEMENT_REQUEST_CREDENTIAL] = on_request_credential,
+        [ELEMENT_FOR] = on_for,
+        [ELEMENT_PROVIDE] = on_plain,
+        [ELEMENT_PROVIDE_CREDENTIAL] = on_provide_credential,
+        [ELEMENT_DBUS] = on_dbus,
+        [ELEMENT_OWNER] = on_owner,
+        [ELEMENT_NODE] = on_node,
+        [ELEMENT_INTERFACE] = on_interface,
+        [ELEMENT_METHOD] = on_method,
+        [ELEMENT_SIGNAL] = on_signal,
+        [ELEMENT_PROPERTY] = on_property,
+        [ELEMENT_ARG] = on_plain,
+        [ELEMENT_ANNOTATION] = on_annotation,
+        [ELEMENT_ACCOUNT] = on_plain,
+        [ELEMENT_USER] = on_user,
+};
+
+/* --------------------------------------------------------------------- */
+/* Placement. */
+
+static void list_children(ElementKind parent, char *buf, size_t size) {
+        buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(child_rules); i++) {
+                if (child_rules[i].parent != parent)
+                        continue;
+                size_t len = strlen(buf);
+                snprintf(buf + len, size - len, "%s<%s>", len ? ", " : "", child_rules[i].name);
+        }
+}
+
+static void unknown_element(Parser *p, const Frame *parent, const char *name, const SourceLoc *loc) {
+        char list[256];
+        list_children(parent->kind, list, sizeof(list));
+        const char *pname = parser_element_name(parent->kind);
+        if (!list[0])
+                parser_error(p, loc, "unknown element <%s> inside <%s>: <%s> has no children",
+                             name, pname, pname);
+        else if (parent->kind == ELEMENT_PROVIDE || parent->kind == ELEMENT_DBUS ||
+                 parent->kind == ELEMENT_NODE || parent->kind == ELEMENT_INTERFACE)
+                parser_error(p, loc, "unknown element <%s> inside <%s>: expected %s (what the "
+                             "policy does not understand could leave a service open)",
+                             name, pname, list);
+        else
+                parser_error(p, loc, "unknown element <%s> inside <%s>: expected %s",
+                             name, pname, list);
+}
+
+/* Misplacements of real files, ignored with a warning; true if name was one. */
+static bool tolerated(Parser *p, const Frame *parent, const char *name, const char **attrs,
+                      const SourceLoc *loc, Frame *frame) {
+        if (strcmp(name, "docstring") == 0) {
+                frame->kind = ELEMENT_DOCSTRING;
+                return true;
+        }
+        if (strcmp(name, "constraint") == 0 || strcmp(name, "domain") == 0) {
+                parser_warning(p, loc, "<%s> is not enforced by this policy: ignored", name);
+                return true;
+        }
+        if (strcmp(name, "for") == 0 &&
+            (parent->kind == ELEMENT_AEGIS || parent->kind == ELEMENT_PROVIDE)) {
+                const char *path = NULL;
+                for (size_t i = 0; attrs[i]; i += 2)
+                        if (strcmp(attrs[i], "path") == 0)
+                                path = attrs[i + 1];
+                parser_warning(p, loc, "<for> directly inside <%s> is ignored: nothing is granted "
+                               "to %s; put it inside the <request> it belongs to",
+                               parser_element_name(parent->kind), path ? path : "it");
+                return true;
+        }
+        if (strcmp(name, "annotation") == 0 &&
+            (parent->kind == ELEMENT_DBUS || parent->kind == ELEMENT_NODE)) {
+                parser_warning(p, loc, "an annotation directly on <%s> is ignored: put it on an "
+                               "<interface> (the default for its members) or on a member",
+                               parser_element_name(parent->kind));
+                return true;
+        }
+        return false;
+}
+
+static ElementKind child_kind(const Frame *parent, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(child_rules); i++)
+                if (child_rules[i].parent == parent->kind && strcmp(child_rules[i].name, name) == 0)
+                        return child_rules[i].child;
+        return _ELEMENT_MAX;
+}
+
+void parser_start_element(Parser *p, const Frame *parent, const char *name,
+                          const char **attrs, SourceLoc loc, Frame *frame) {
+        frame->kind = ELEMENT_SKIPPED;
+        frame->loc = loc;
+        ElementKind kind;
+        if (!parent) {
+                if (strcmp(name, "aegis") != 0) {
+                        parser_error(p, &loc, "the root element must be <aegis>, not <%s>", name);
+                        return;
+                }
+                kind = ELEMENT_AEGIS;
+        } else {
+                if (tolerated(p, parent, name, attrs, &loc, frame))
+                        return;
+                kind = child_kind(parent, name);
+                if (kind == _ELEMENT_MAX) {
+                        unknown_element(p, parent, name, &loc);
+                        return;
+                }
+        }
+        const char *values[8] = { NULL };
+        if (!collect_attrs(p, kind, attrs, &loc, values))
+                return;
+        /* Handlers set frame->kind = kind once they succeed. */
+        if (handlers[kind] == on_plain)
+                frame->kind = kind;
+        handlers[kind](p, frame, parent, values);
+}
