@@ -77,7 +77,7 @@ typedef struct ConfigFile {
         unsigned depth;
         char *text;                     /* (owned) character data of the open element */
         size_t n_text;
-        bool root_seen;
+        unsigned text_line;             /* of the first non-space byte of text, 0 if none yet */
         int r;                          /* first failure, 0 while none */
 } ConfigFile;
 

@@ -188,7 +188,7 @@ static size_t text_trim(ConfigFile *file) {
 }
 
 static int full_path(ConfigFile *file, const char *path, char **ret) {
-        if (path[0] == '/')
+        if (path[0] == '/' || strcmp(file->basedir, ".") == 0)
                 *ret = strdup(path);
         else if (asprintf(ret, "%s/%s", file->basedir, path) < 0)
                 *ret = NULL;
@@ -688,7 +688,8 @@ static int start_child(ConfigFile *file, ConfigFrame *frame, const char *name, c
 }
 
 /* Text between tags of an element that takes none must be whitespace. */
-static int check_stray_text(ConfigFile *file, unsigned line) {
+static int check_stray_text(ConfigFile *file) {
+        unsigned line = file->text_line;
         const char *element;
 
         for (size_t i = 0; i < file->n_text; i++) {
@@ -703,6 +704,7 @@ static int check_stray_text(ConfigFile *file, unsigned line) {
                                         element);
         }
         file->n_text = 0;
+        file->text_line = 0;
         return 0;
 }
 
@@ -725,7 +727,7 @@ static void on_start(void *userdata, const XML_Char *name, const XML_Char **atts
                 stop(file, config_file_fail(file, line, "Element <%s> is not allowed in this context", name));
                 return;
         }
-        r = check_stray_text(file, line);
+        r = check_stray_text(file);
         if (r == 0 && ++file->loader->n_elements > CONFIG_MAX_ELEMENTS)
                 r = config_file_fail(file, line, "More than %d elements", CONFIG_MAX_ELEMENTS);
         if (r == 0 && file->depth >= CONFIG_MAX_ELEMENT_DEPTH)
@@ -758,10 +760,24 @@ static void on_end(void *userdata, const XML_Char *name) {
                 else
                         r = end_text_element(file, frame);
                 file->n_text = 0;
+                file->text_line = 0;
         } else
-                r = check_stray_text(file, (unsigned)XML_GetCurrentLineNumber(file->expat));
+                r = check_stray_text(file);
         file->depth--;
         stop(file, r);
+}
+
+/* The line of the first non-space byte of a chunk, 0 when it is all space. */
+static unsigned first_text_line(ConfigFile *file, const char *s, int len) {
+        unsigned line = (unsigned)XML_GetCurrentLineNumber(file->expat);
+
+        for (int i = 0; i < len; i++) {
+                if (!is_xml_space(s[i]))
+                        return line;
+                if (s[i] == '\n')
+                        line++;
+        }
+        return 0;
 }
 
 static void on_text(void *userdata, const XML_Char *s, int len) {
@@ -780,6 +796,8 @@ static void on_text(void *userdata, const XML_Char *s, int len) {
                 stop(file, config_error_oom(file->loader->err));
                 return;
         }
+        if (file->text_line == 0)
+                file->text_line = first_text_line(file, s, len);
         memcpy(grown + file->n_text, s, (size_t)len);
         file->text = grown;
         file->n_text += (size_t)len;

@@ -1,0 +1,474 @@
+/*
+ * test-config: the busconfig loader against fixture files (tests/config/
+ * fixtures), the distribution's own dbus-1 configuration, and error
+ * messages checked to the byte, file:line included.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+#define FIXTURE(name) FIXTURE_DIR "/" name
+
+static BusConfig *load_ok(const char *path, unsigned flags) {
+        BusConfig *config = NULL;
+        ConfigError err = {};
+        int r = bus_config_load_file(path, flags, &config, &err);
+
+        if (r != 0)
+                fail_msg("%s: r=%d: %s", path, r, err.message);
+        assert_non_null(config);
+        assert_string_equal(err.message, "");
+        return config;
+}
+
+static const BusPolicyRule *rule_at(const BusConfig *config, size_t policy, size_t rule) {
+        assert_true(policy < config->n_policies);
+        assert_true(rule < config->policies[policy].n_rules);
+        return &config->policies[policy].rules[rule];
+}
+
+static void test_full_scalars(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), BUS_CONFIG_STRICT);
+
+        assert_string_equal(config->type, "system");
+        assert_string_equal(config->user, "messagebus");
+        assert_string_equal(config->pidfile, "/run/dbus/pid");
+        assert_string_equal(config->servicehelper, "/usr/lib/dbus-1.0/dbus-daemon-launch-helper");
+        assert_true(config->fork && config->keep_umask && config->syslog && config->allow_anonymous);
+        assert_int_equal(config->n_listen, 2);
+        assert_string_equal(config->listen[0], "unix:path=/run/dbus/system_bus_socket");
+        assert_string_equal(config->listen[1], "systemd:");
+        assert_null(config->listen[2]);
+        assert_int_equal(config->n_auth, 2);
+        assert_string_equal(config->auth[1], "ANONYMOUS");
+        assert_int_equal(config->apparmor_mode, BUS_APPARMOR_REQUIRED);
+        assert_int_equal(config->n_associations, 1);
+        assert_string_equal(config->associations[0].own, "org.example.Name");
+        assert_string_equal(config->associations[0].context, "system_u:object_r:example_t");
+        assert_int_equal(config->n_files, 1);
+        assert_string_equal(config->files[0], FIXTURE("valid/full.conf"));
+}
+
+static void test_full_servicedirs(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const char *expected[] = {
+                FIXTURE("valid/services"), "/opt/services",
+                "/usr/local/share/dbus-1/system-services", "/usr/share/dbus-1/system-services",
+                "/lib/dbus-1/system-services",
+        };
+
+        assert_int_equal(config->n_servicedirs, ELEMENTSOF(expected));
+        for (size_t i = 0; i < ELEMENTSOF(expected); i++)
+                assert_string_equal(config->servicedirs[i], expected[i]);
+}
+
+static void test_full_limits(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const BusConfigLimits *l = &config->limits;
+
+        assert_int_equal(l->max_incoming_bytes, 1000000);
+        assert_int_equal(l->max_incoming_unix_fds, 10);
+        assert_int_equal(l->max_outgoing_bytes, 2000000);
+        assert_int_equal(l->max_outgoing_unix_fds, 11);
+        assert_int_equal(l->max_message_size, 300000);
+        assert_int_equal(l->max_message_unix_fds, 12);
+        assert_int_equal(l->service_start_timeout, 1001);
+        assert_int_equal(l->auth_timeout, 1002);
+        assert_int_equal(l->pending_fd_timeout, 1003);
+        assert_int_equal(l->max_completed_connections, 1004);
+        assert_int_equal(l->max_incomplete_connections, 1005);
+        assert_int_equal(l->max_connections_per_user, 1006);
+        assert_int_equal(l->max_pending_service_starts, 1007);
+        assert_int_equal(l->max_names_per_connection, 1008);
+        assert_int_equal(l->max_match_rules_per_connection, 1009);
+        assert_int_equal(l->max_replies_per_connection, 1010);
+        assert_int_equal(l->reply_timeout, 1011);
+        assert_int_equal(l->max_containers, 1012);
+        assert_int_equal(l->max_containers_per_user, 1013);
+        assert_int_equal(l->max_container_metadata_bytes, 1014);
+        assert_int_equal(l->max_connections_per_container, 1015);
+}
+
+static void test_default_limits(void **state) {
+        static const char text[] = "<busconfig/>";
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        const BusConfigLimits *l;
+
+        assert_int_equal(bus_config_load_string("x.conf", text, strlen(text), 0, &config, NULL), 0);
+        l = &config->limits;
+        assert_int_equal(l->max_incoming_bytes, 133169152);
+        assert_int_equal(l->max_outgoing_bytes, 133169152);
+        assert_int_equal(l->max_message_size, 33554432);
+        assert_int_equal(l->max_incoming_unix_fds, 64);
+        assert_int_equal(l->max_outgoing_unix_fds, 64);
+        assert_int_equal(l->max_message_unix_fds, 16);
+        assert_int_equal(l->service_start_timeout, 25000);
+        assert_int_equal(l->auth_timeout, 30000);
+        assert_int_equal(l->pending_fd_timeout, 150000);
+        assert_int_equal(l->max_completed_connections, 2048);
+        assert_int_equal(l->max_incomplete_connections, 64);
+        assert_int_equal(l->max_connections_per_user, 256);
+        assert_int_equal(l->max_pending_service_starts, 512);
+        assert_int_equal(l->max_names_per_connection, 512);
+        assert_int_equal(l->max_match_rules_per_connection, 512);
+        assert_int_equal(l->max_replies_per_connection, 128);
+        assert_int_equal(l->reply_timeout, -1);
+        assert_null(config->type);
+        assert_int_equal(config->n_listen, 0);
+        assert_int_equal(config->apparmor_mode, BUS_APPARMOR_ENABLED);
+}
+
+static void test_full_policy_contexts(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const BusPolicy *p = config->policies;
+
+        assert_int_equal(config->n_policies, 6);
+        assert_int_equal(p[0].context, BUS_POLICY_DEFAULT);
+        assert_int_equal(p[0].line, 43);
+        assert_string_equal(p[0].file, FIXTURE("valid/full.conf"));
+        assert_int_equal(p[0].n_rules, 12);
+        assert_int_equal(p[1].context, BUS_POLICY_MANDATORY);
+        assert_int_equal(p[2].context, BUS_POLICY_USER);
+        assert_string_equal(p[2].principal, "root");
+        assert_int_equal(p[3].context, BUS_POLICY_GROUP);
+        assert_string_equal(p[3].principal, "1000");
+        assert_int_equal(p[4].context, BUS_POLICY_AT_CONSOLE);
+        assert_true(p[4].at_console);
+        assert_int_equal(p[5].context, BUS_POLICY_AT_CONSOLE);
+        assert_false(p[5].at_console);
+        assert_string_equal(bus_policy_context_to_string(p[1].context), "mandatory");
+}
+
+static void test_full_simple_rules(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const BusPolicyRule *r;
+
+        r = rule_at(config, 0, 0); /* <deny send_destination="*" eavesdrop="true"/> */
+        assert_false(r->allow);
+        assert_int_equal(r->kind, BUS_RULE_SEND);
+        assert_null(r->peer);
+        assert_int_equal(r->eavesdrop, BUS_TRISTATE_TRUE);
+        assert_int_equal(r->line, 44);
+        assert_string_equal(r->file, FIXTURE("valid/full.conf"));
+
+        r = rule_at(config, 0, 1);
+        assert_int_equal(r->kind, BUS_RULE_OWN);
+        assert_string_equal(r->own, "org.example.Name");
+        assert_false(r->own_is_prefix);
+        r = rule_at(config, 0, 2);
+        assert_string_equal(r->own, "org.example.Prefix");
+        assert_true(r->own_is_prefix);
+        r = rule_at(config, 0, 3);
+        assert_int_equal(r->kind, BUS_RULE_OWN);
+        assert_null(r->own);
+        r = rule_at(config, 0, 4);
+        assert_int_equal(r->kind, BUS_RULE_USER);
+        assert_null(r->principal);
+        r = rule_at(config, 0, 5);
+        assert_int_equal(r->kind, BUS_RULE_GROUP);
+        assert_string_equal(r->principal, "wheel");
+        assert_false(r->allow);
+}
+
+static void test_full_send_rules(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const BusPolicyRule *r;
+
+        r = rule_at(config, 0, 6);
+        assert_int_equal(r->kind, BUS_RULE_SEND);
+        assert_int_equal(r->line, 50);
+        assert_string_equal(r->peer, "org.example.Dest");
+        assert_false(r->peer_is_prefix);
+        assert_string_equal(r->interface, "org.example.Iface");
+        assert_string_equal(r->member, "Method");
+        assert_string_equal(r->path, "/org/example");
+        assert_int_equal(r->type, BUS_MESSAGE_TYPE_METHOD_CALL);
+        assert_int_equal(r->requested_reply, BUS_TRISTATE_FALSE);
+        assert_int_equal(r->broadcast, BUS_TRISTATE_FALSE);
+        assert_int_equal(r->eavesdrop, BUS_TRISTATE_UNSET);
+        assert_int_equal(r->min_fds, 1);
+        assert_int_equal(r->max_fds, 4);
+        assert_true(r->log);
+
+        r = rule_at(config, 0, 7);
+        assert_string_equal(r->peer, "org.example.P");
+        assert_true(r->peer_is_prefix);
+        assert_string_equal(r->error, "org.example.Error");
+        assert_int_equal(r->max_fds, 33554432);
+        assert_false(r->log);
+
+        r = rule_at(config, 0, 8);
+        assert_int_equal(r->type, BUS_MESSAGE_TYPE_SIGNAL);
+        assert_int_equal(r->broadcast, BUS_TRISTATE_TRUE);
+        assert_null(r->peer);
+}
+
+static void test_full_receive_rules(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/full.conf"), 0);
+        const BusPolicyRule *r;
+
+        r = rule_at(config, 0, 9);
+        assert_int_equal(r->kind, BUS_RULE_RECEIVE);
+        assert_string_equal(r->peer, "org.example.Dest");
+        assert_string_equal(r->interface, "org.example.Iface");
+        assert_string_equal(r->member, "Signal");
+        assert_int_equal(r->type, BUS_MESSAGE_TYPE_SIGNAL);
+        assert_int_equal(r->requested_reply, BUS_TRISTATE_TRUE);
+        assert_int_equal(r->eavesdrop, BUS_TRISTATE_FALSE);
+        r = rule_at(config, 0, 10);
+        assert_string_equal(r->error, "org.example.Error");
+        /* eavesdrop alone is a receive rule, as in dbus-daemon */
+        r = rule_at(config, 0, 11);
+        assert_int_equal(r->kind, BUS_RULE_RECEIVE);
+        assert_null(r->peer);
+        assert_int_equal(r->eavesdrop, BUS_TRISTATE_TRUE);
+        /* send_interface="*" is "any" */
+        r = rule_at(config, 1, 0);
+        assert_int_equal(r->kind, BUS_RULE_SEND);
+        assert_null(r->interface);
+        assert_string_equal(bus_rule_kind_to_string(r->kind), "send");
+}
+
+/* Order: main's rules, child's, main's, includedir's (sorted), main's last. */
+static void test_include_merge(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/main.conf"), BUS_CONFIG_STRICT);
+        const char *order[] = { "org.example.First", "org.example.Child", "org.example.A",
+                                "org.example.B", "org.example.Last" };
+
+        assert_string_equal(config->type, "system");      /* child overrides */
+        assert_string_equal(config->user, "alice");       /* from include.d/10-a.conf */
+        assert_true(config->fork);
+        assert_int_equal(config->limits.auth_timeout, 6); /* child's value comes back */
+        assert_int_equal(config->limits.max_replies_per_connection, 7);
+        assert_int_equal(config->n_listen, 2);
+        assert_string_equal(config->listen[0], "unix:tmpdir=/tmp");
+        assert_string_equal(config->listen[1], "unix:path=/run/child");
+        assert_int_equal(config->n_servicedirs, 2);
+        assert_string_equal(config->servicedirs[0], "/a");
+        assert_string_equal(config->servicedirs[1], FIXTURE("valid/sub/rel"));
+        assert_int_equal(config->n_policies, ELEMENTSOF(order));
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                assert_string_equal(rule_at(config, i, 0)->peer, order[i]);
+        assert_string_equal(rule_at(config, 1, 0)->file, FIXTURE("valid/sub/child.conf"));
+        assert_int_equal(config->n_files, 4);
+        assert_int_equal(config->n_includedirs, 2);
+        assert_string_equal(config->includedirs[0], FIXTURE("valid/../include.d"));
+        assert_string_equal(config->includedirs[1], FIXTURE("valid/missing.d"));
+        assert_int_equal(config->n_warnings, 0);
+}
+
+static void test_no_includes(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/main.conf"), BUS_CONFIG_NO_INCLUDES);
+
+        assert_string_equal(config->type, "session");
+        assert_int_equal(config->n_policies, 2);
+        assert_int_equal(config->n_files, 1);
+        assert_int_equal(config->n_includedirs, 2);
+}
+
+static void test_includedir_broken_file(void **state) {
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("broken-main.conf"), 0);
+        ConfigError err = {};
+        BusConfig *strict = NULL;
+
+        /* dbus-daemon skips the broken file whole, and says why. */
+        assert_null(config->user);
+        assert_int_equal(config->n_policies, 1);
+        assert_string_equal(rule_at(config, 0, 0)->own, "org.example.Good");
+        assert_int_equal(config->n_warnings, 1);
+        assert_string_equal(config->warnings[0],
+                            FIXTURE("broken.d/20-bad.conf")
+                            ":5: Attribute \"bogus\" is invalid on <allow> element in this context");
+
+        assert_int_equal(bus_config_load_file(FIXTURE("broken-main.conf"), BUS_CONFIG_STRICT, &strict, &err),
+                         CONFIG_E_INVALID);
+        assert_null(strict);
+        assert_string_equal(err.message, config->warnings[0]);
+}
+
+static void test_include_cycle(void **state) {
+        BusConfig *config = NULL;
+        ConfigError err = {};
+
+        assert_int_equal(bus_config_load(FIXTURE("cycle/a.conf"), &config, &err), CONFIG_E_INVALID);
+        assert_null(config);
+        assert_string_equal(err.message, FIXTURE("cycle/b.conf") ":3: Circular inclusion of file '"
+                                         FIXTURE("cycle/a.conf") "'");
+}
+
+static void test_missing_file(void **state) {
+        BusConfig *config = NULL;
+        ConfigError err = {};
+
+        assert_int_equal(bus_config_load(FIXTURE("nope.conf"), &config, &err), -ENOENT);
+        assert_null(config);
+        assert_string_equal(err.message, FIXTURE("nope.conf") ": Failed to open: No such file or directory");
+}
+
+/* Each invalid fixture, and what the user reads: file:line: message. */
+static const struct {
+        const char *name;
+        const char *where_and_what;
+} invalid_cases[] = {
+        { "unknown-element", "2: Element <frobnicate> not allowed inside <busconfig> in configuration file" },
+        { "unknown-root", "1: Unknown element <notbusconfig> at root of configuration file" },
+        { "not-well-formed", "2: mismatched tag (column 11)" },
+        { "rule-outside-policy", "3: Element <allow> not allowed inside <busconfig> in configuration file" },
+        { "unknown-in-policy", "3: Element <permit> not allowed inside <policy> in configuration file" },
+        { "send-receive-mixed", "3: Invalid combination of attributes on element <allow>: send and receive attributes cannot be combined" },
+        { "own-with-send", "3: Invalid combination of attributes on element <allow>: own, own_prefix, user, group and the message-related attributes cannot be combined" },
+        { "user-and-group", "3: Invalid combination of attributes on element <allow>: own, own_prefix, user, group and the message-related attributes cannot be combined" },
+        { "no-attributes", "4: Element <deny> must have one or more attributes" },
+        { "member-without-interface", "3: On element <allow>, if you specify a member you must specify an interface or a path. Keep in mind that not all messages have an interface field." },
+        { "error-with-member", "3: Invalid combination of attributes on element <allow>: send_error cannot be combined with send_member or send_interface" },
+        { "dest-and-prefix", "3: Invalid combination of attributes on element <allow>: send_destination cannot be combined with send_destination_prefix" },
+        { "broadcast-with-dest", "3: Rule with send_broadcast=\"true\" and send_destination=\"a.b\" cannot match anything" },
+        { "bad-bool", "3: Bad value \"yes\" for eavesdrop attribute, must be true or false" },
+        { "bad-type", "3: Bad message type \"method\"" },
+        { "bad-max-fds", "3: Bad value \"-1\" for max_fds attribute, must be an integer in range 0 to 33554432 inclusive" },
+        { "unknown-rule-attribute", "3: Attribute \"send_color\" is invalid on <allow> element in this context" },
+        { "per-user-user-rule", "3: <allow> rule cannot be per-user because it has bus-global semantics" },
+        { "policy-two-contexts", "2: <policy> element must have exactly one of (context|user|group|at_console) attributes" },
+        { "policy-bad-context", "2: context attribute on <policy> must have the value \"default\" or \"mandatory\", not \"sometimes\"" },
+        { "policy-bad-console", "2: Unknown value \"maybe\" for at_console in message bus configuration file" },
+        { "unknown-limit", "2: There is no limit called \"max_fun\"" },
+        { "limit-not-number", "2: <limit name=\"auth_timeout\"> element has invalid value (could not parse as integer)" },
+        { "limit-negative", "2: <limit name=\"max_message_size\"> must be a positive number" },
+        { "limit-too-large", "2: <limit name=\"auth_timeout\"> value is too large" },
+        { "limit-no-name", "2: <limit> element must have a \"name\" attribute" },
+        { "empty-listen", "2: XML element <listen> was expected to have content inside it" },
+        { "bad-listen", "2: Invalid <listen> address \"unix:dir=/a,path=/b\": Cannot specify two of \"path\", \"dir\", \"tmpdir\", \"abstract\" and \"runtime\" at the same time" },
+        { "tcp-listen", "2: Invalid <listen> address \"tcp:host=localhost,port=0\": The tcp: transport is not supported by this bus; use unix: or systemd:" },
+        { "text-in-busconfig", "2: No text content expected inside XML element busconfig in configuration file" },
+        { "child-of-text-element", "2: Element <name> is not allowed in this context" },
+        { "attribute-on-fork", "2: Attribute \"now\" is invalid on <fork> element in this context" },
+        { "include-bad-flag", "2: ignore_missing attribute must have value \"yes\" or \"no\"" },
+        { "include-missing", "3: Failed to open \"" FIXTURE("invalid/no-such-file.conf") "\": No such file or directory" },
+        { "selinux-child", "3: Element <allow> not allowed inside <selinux> in configuration file" },
+        { "associate-incomplete", "3: Element <associate> must have attributes own=\"<servicename>\" and context=\"<selinux context>\"" },
+        { "apparmor-bad-mode", "2: Mode attribute on <apparmor> must have value \"required\", \"enabled\" or \"disabled\", not \"paranoid\"" },
+        { "entity", "2: Entity declarations are not allowed in configuration files" },
+        { "empty", "1: no element found (column 0)" },
+        { "child-of-allow", "4: Element <deny> is not allowed in this context" },
+};
+
+static void test_invalid_fixtures(void **state) {
+        for (size_t i = 0; i < ELEMENTSOF(invalid_cases); i++) {
+                char path[512], expected[1024];
+                BusConfig *config = NULL;
+                ConfigError err = {};
+                int r;
+
+                snprintf(path, sizeof(path), "%s/invalid/%s.conf", FIXTURE_DIR, invalid_cases[i].name);
+                snprintf(expected, sizeof(expected), "%s:%s", path, invalid_cases[i].where_and_what);
+                r = bus_config_load(path, &config, &err);
+                if (r != CONFIG_E_INVALID || strcmp(err.message, expected) != 0)
+                        fail_msg("%s: r=%d\n got: %s\nwant: %s", invalid_cases[i].name, r, err.message, expected);
+                assert_null(config);
+        }
+}
+
+/* Every fixture in invalid/ has a case above, so none goes untested. */
+static void test_invalid_fixtures_all_listed(void **state) {
+        DIR *d = opendir(FIXTURE("invalid"));
+        struct dirent *de;
+        size_t n = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                n++;
+        }
+        closedir(d);
+        assert_int_equal(n, ELEMENTSOF(invalid_cases));
+}
+
+static void test_string_load_and_bounds(void **state) {
+        static const char ok[] = "<busconfig><user>u</user></busconfig>trailing-garbage";
+        BusConfig *config = NULL;
+        ConfigError err = {};
+        size_t big_size = 1024 * 1024 + 1;
+        char *big;
+
+        /* size bounds what is parsed: the garbage after it is never seen */
+        assert_int_equal(bus_config_load_string("/etc/x.conf", ok, strlen(ok) - 16, 0, &config, &err), 0);
+        assert_string_equal(config->user, "u");
+        config = bus_config_free(config);
+
+        assert_int_equal(bus_config_load_string("/etc/x.conf", ok, strlen(ok), 0, &config, &err),
+                         CONFIG_E_INVALID);
+        assert_string_equal(err.message, "/etc/x.conf:1: junk after document element (column 37)");
+
+        big = malloc(big_size);
+        assert_non_null(big);
+        memset(big, ' ', big_size);
+        assert_int_equal(bus_config_load_string("/etc/big.conf", big, big_size, 0, &config, &err),
+                         CONFIG_E_INVALID);
+        assert_string_equal(err.message, "/etc/big.conf: File is larger than 1 MiB");
+        free(big);
+}
+
+static void test_session_servicedirs(void **state) {
+        char **dirs = NULL;
+
+        setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+        setenv("XDG_DATA_HOME", "/home/u/.data/", 1);
+        setenv("XDG_DATA_DIRS", "/opt/share:/usr/share/", 1);
+        assert_int_equal(bus_config_standard_session_servicedirs(&dirs), 0);
+        assert_string_equal(dirs[0], "/run/user/7/dbus-1/services");
+        assert_string_equal(dirs[1], "/home/u/.data/dbus-1/services");
+        assert_string_equal(dirs[2], "/opt/share/dbus-1/services");
+        assert_string_equal(dirs[3], "/usr/share/dbus-1/services");
+        assert_null(dirs[4]);
+        for (size_t i = 0; dirs[i]; i++)
+                free(dirs[i]);
+        free(dirs);
+
+        unsetenv("XDG_RUNTIME_DIR");
+        unsetenv("XDG_DATA_HOME");
+        unsetenv("XDG_DATA_DIRS");
+        setenv("HOME", "/home/v", 1);
+        assert_int_equal(bus_config_standard_session_servicedirs(&dirs), 0);
+        assert_string_equal(dirs[0], "/home/v/.local/share/dbus-1/services");
+        assert_string_equal(dirs[1], "/usr/local/share/dbus-1/services");
+        assert_string_equal(dirs[2], "/usr/share/dbus-1/services");
+        assert_null(dirs[3]);
+        for (size_t i = 0; dirs[i]; i++)
+                free(dirs[i]);
+        free(dirs);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_full_scalars),
+                cmocka_unit_test(test_full_servicedirs),
+                cmocka_unit_test(test_full_limits),
+                cmocka_unit_test(test_default_limits),
+                cmocka_unit_test(test_full_policy_contexts),
+                cmocka_unit_test(test_full_simple_rules),
+                cmocka_unit_test(test_full_send_rules),
+                cmocka_unit_test(test_full_receive_rules),
+                cmocka_unit_test(test_include_merge),
+                cmocka_unit_test(test_no_includes),
+                cmocka_unit_test(test_includedir_broken_file),
+                cmocka_unit_test(test_include_cycle),
+                cmocka_unit_test(test_missing_file),
+                cmocka_unit_test(test_invalid_fixtures),
+                cmocka_unit_test(test_invalid_fixtures_all_listed),
+                cmocka_unit_test(test_string_load_and_bounds),
+                cmocka_unit_test(test_session_servicedirs),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
