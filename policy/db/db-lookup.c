@@ -1,0 +1,136 @@
+/*
+ * Lookups in a loaded policy: hash probes and binary searches over data
+ * that db-read.c validated, so nothing here checks an offset, allocates or
+ * fails. Query strings come from messages the bus already validated, but
+ * they are only hashed and compared, so any NUL-terminated string is safe.
+ */
+#include "db-internal.h"
+
+#include <errno.h>
+
+static bool nullable_equal(const char *stored, const char *query) {
+        if (!stored || !query)
+                return stored == query;
+        return strcmp(stored, query) == 0;
+}
+
+uint32_t db_find_name(const PolicyDb *db, const char *name) {
+        uint32_t mask = db->n_name_buckets - 1;
+
+        for (uint32_t b = db_hash_name(name) & mask;; b = (b + 1) & mask) {
+                uint32_t v = db_le(db->name_index[b]);
+
+                if (v == POLICY_DB_EMPTY)
+                        return POLICY_DB_NONE;
+                if (strcmp(db_string(db, db->names[v].name), name) == 0)
+                        return v;
+        }
+}
+
+const DbRule *db_find_rule(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
+                           const char *path, const char *interface, const char *member) {
+        uint32_t mask = db->n_rule_buckets - 1;
+        uint32_t h = db_hash_rule(name_index, (uint32_t) kind, path, interface, member);
+
+        for (uint32_t b = h & mask;; b = (b + 1) & mask) {
+                uint32_t v = db_le(db->rule_index[b]);
+                const DbRule *rule;
+
+                if (v == POLICY_DB_EMPTY)
+                        return NULL;
+                rule = &db->rules[v];
+                if (db_le(rule->name) == name_index && db_le(rule->kind) == (uint32_t) kind &&
+                    strcmp(db_string(db, rule->path), path) == 0 &&
+                    nullable_equal(db_string(db, rule->interface), interface) &&
+                    nullable_equal(db_string(db, rule->member), member))
+                        return rule;
+        }
+}
+
+const DbRule *db_find_covering_rule(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
+                                    const char *path, const char *interface,
+                                    const char *member) {
+        const DbRule *rule = NULL;
+
+        /* The member's own rule (or the union for it), else the default(s). */
+        if (member)
+                rule = db_find_rule(db, name_index, kind, path, interface, member);
+        if (!rule)
+                rule = db_find_rule(db, name_index, kind, path, interface, NULL);
+        return rule;
+}
+
+bool db_range_contains(const PolicyDb *db, DbRange range, const char *s) {
+        uint32_t low = 0, high = db_le(range.count);
+
+        while (low < high) {
+                uint32_t mid = low + (high - low) / 2;
+                int c = strcmp(db_ref_string(db, range, mid), s);
+
+                if (c == 0)
+                        return true;
+                if (c < 0)
+                        low = mid + 1;
+                else
+                        high = mid;
+        }
+        return false;
+}
+
+void db_requirement_from_rule(const PolicyDb *db, const DbRule *rule, PolicyRequirement *ret) {
+        *ret = (PolicyRequirement) {
+                .name = db_string(db, db->names[db_le(rule->name)].name),
+                .path = db_string(db, rule->path),
+                .interface = db_string(db, rule->interface),
+                .member = db_string(db, rule->member),
+                .n_tokens = db_le(rule->tokens.count),
+                .token_refs = db->refs + db_le(rule->tokens.first),
+                .strings = db->strings,
+        };
+}
+
+const char *policy_requirement_token(const PolicyRequirement *req, size_t i) {
+        if (!req || i >= req->n_tokens)
+                return NULL;
+        return req->strings + db_le(req->token_refs[i]);
+}
+
+bool policy_db_declares_name(const PolicyDb *db, const char *name) {
+        return db && name && db_find_name(db, name) != POLICY_DB_NONE;
+}
+
+bool policy_db_is_global_token(const PolicyDb *db, const char *token) {
+        return db && token && db_range_contains(db, db->header->global_tokens, token);
+}
+
+bool policy_db_is_monitor_label(const PolicyDb *db, const char *label) {
+        return db && label && db_range_contains(db, db->header->monitor_labels, label);
+}
+
+int policy_db_lookup(const PolicyDb *db, const char *name, PolicyKind kind, const char *path,
+                     const char *interface, const char *member, PolicyRequirement *ret) {
+        const DbRule *rule;
+        uint32_t index;
+
+        if (!db || !name || !path || !ret || (unsigned) kind >= _POLICY_KIND_MAX)
+                return -EINVAL;
+        index = db_find_name(db, name);
+        if (index == POLICY_DB_NONE)
+                return POLICY_DB_UNDECLARED;
+        rule = db_find_covering_rule(db, index, kind, path, interface, member);
+        if (!rule)
+                return POLICY_DB_UNCOVERED;
+        db_requirement_from_rule(db, rule, ret);
+        return 0;
+}
+
+const char *policy_kind_to_string(PolicyKind kind) {
+        static const char *const table[_POLICY_KIND_MAX] = {
+                [POLICY_KIND_METHOD] = "method",
+                [POLICY_KIND_SIGNAL] = "signal",
+                [POLICY_KIND_PROPERTY_READ] = "property-read",
+                [POLICY_KIND_PROPERTY_WRITE] = "property-write",
+        };
+
+        return (unsigned) kind < _POLICY_KIND_MAX ? table[kind] : NULL;
+}
