@@ -1,0 +1,305 @@
+/*
+ * The set of installed packages: loading a manifest directory, the checks
+ * that need more than one manifest, and the grants.
+ *
+ * Invariants: no two packages in a set have the same name or declare the
+ * same bus name on the same bus (the second is refused, naming both
+ * declarations); grants are computed from scratch by policy_set_resolve().
+ * A credential is granted only when something vouches for it: the package
+ * itself (its own token), another installed package (its token, subject
+ * to checkorigin), or the device policy (global tokens and POSIX
+ * credentials, by origin). Everything else is reported and not granted.
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "device-policy.h"
+#include "manifest.h"
+#include "model-build.h"
+#include "policyset.h"
+
+/* --------------------------------------------------------------------- */
+/* Adding and removing. */
+
+static int check_names(const PolicySet *set, const Package *package, Diagnostics *diag) {
+        int result = 0;
+        for (size_t i = 0; i < package->n_names; i++) {
+                const DbusName *d = package->names[i], *other_name = NULL;
+                const Package *other = policy_set_find_name_owner(set, d->bus, d->name, &other_name);
+                if (!other)
+                        continue;
+                int r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, d->loc.line,
+                                        d->loc.column, "bus name %s (%s bus) is already declared "
+                                        "by package %s at %s:%u:%u: only one package may declare "
+                                        "a name", d->name, bus_kind_to_string(d->bus), other->name,
+                                        other->file, other_name->loc.line, other_name->loc.column);
+                if (r < 0)
+                        return r;
+                result = POLICY_SET_E_CONFLICT;
+        }
+        return result;
+}
+
+int policy_set_add(PolicySet *set, Package *package, Diagnostics *diag) {
+        const Package *existing = policy_set_find_package(set, package->name);
+        if (existing) {
+                int r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, 0, 0,
+                                        "package %s is already loaded from %s", package->name,
+                                        existing->file);
+                return r < 0 ? r : POLICY_SET_E_EXISTS;
+        }
+        int r = check_names(set, package, diag);
+        if (r != 0)
+                return r;
+        return MODEL_APPEND(set->packages, set->n_packages, package);
+}
+
+int policy_set_remove(PolicySet *set, const char *name) {
+        for (size_t i = 0; i < set->n_packages; i++) {
+                if (strcmp(set->packages[i]->name, name) != 0)
+                        continue;
+                package_free(set->packages[i]);
+                memmove(set->packages + i, set->packages + i + 1,
+                        (set->n_packages - i - 1) * sizeof(Package *));
+                set->n_packages--;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+/* --------------------------------------------------------------------- */
+/* Loading a directory. */
+
+/* The first line of dir/NAME.origin, or NULL when there is none. */
+static int read_origin(const char *dir, const char *name, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s.origin", dir, name) < 0)
+                return -ENOMEM;
+        FILE *f = fopen(path, "re");
+        if (!f) {
+                *ret = NULL;
+                return errno == ENOENT ? 0 : -errno;
+        }
+        char line[256];
+        bool ok = fgets(line, sizeof(line), f) != NULL;
+        fclose(f);
+        line[ok ? strcspn(line, " \t\r\n") : 0] = '\0';
+        if (!line[0]) {
+                *ret = NULL;
+                return 0;
+        }
+        return model_strdup(line, ret);
+}
+
+static int compare_strings(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The NAME.xml entries of dir, sorted (so diagnostics are reproducible). */
+static int list_manifests(const char *dir, char ***ret, size_t *ret_n) {
+        DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        char **names = NULL;
+        size_t n = 0;
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (de->d_name[0] == '.' || len <= 4 || strcmp(de->d_name + len - 4, ".xml") != 0)
+                        continue;
+                r = model_strv_append(&names, &n, de->d_name);
+        }
+        closedir(d);
+        if (r < 0) {
+                model_strv_free(names, n);
+                return r;
+        }
+        if (n > 0)
+                qsort(names, n, sizeof(char *), compare_strings);
+        *ret = names;
+        *ret_n = n;
+        return 0;
+}
+
+static int load_one(PolicySet *set, const char *dir, const char *entry, Diagnostics *diag) {
+        _cleanup_free_ char *name = strndup(entry, strlen(entry) - 4);
+        _cleanup_free_ char *path = NULL, *origin = NULL;
+        if (!name || asprintf(&path, "%s/%s", dir, entry) < 0)
+                return -ENOMEM;
+        if (!manifest_valid_package_label(name)) {
+                int r = diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0, "file name '%s' "
+                                        "is not NAME.xml with a valid package label NAME: "
+                                        "skipped", entry);
+                return r < 0 ? r : POLICY_SET_E_INVALID;
+        }
+        int r = read_origin(dir, name, &origin);
+        if (r < 0)
+                return r;
+        _cleanup_(package_freep) Package *package = NULL;
+        r = manifest_parse_file(path, name, origin, diag, &package);
+        if (r == MANIFEST_E_INVALID)
+                return POLICY_SET_E_INVALID;
+        if (r < 0)
+                return r;
+        r = policy_set_add(set, package, diag);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                return POLICY_SET_E_INVALID;
+        TAKE_PTR(package);
+        return 0;
+}
+
+int policy_set_load_dir(PolicySet *set, const char *dir, Diagnostics *diag) {
+        char **entries = NULL;
+        size_t n = 0;
+        int r = list_manifests(dir, &entries, &n);
+        if (r < 0)
+                return r;
+        int result = 0;
+        for (size_t i = 0; i < n; i++) {
+                r = load_one(set, dir, entries[i], diag);
+                if (r < 0) {
+                        result = r;
+                        break;
+                }
+                if (r > 0)
+                        result = POLICY_SET_E_INVALID;
+        }
+        model_strv_free(entries, n);
+        return result;
+}
+
+/* --------------------------------------------------------------------- */
+/* Grants. */
+
+typedef struct Resolver {
+        PolicySet *set;
+        Package *package;
+        Diagnostics *diag;
+} Resolver;
+
+static bool same_origin(const Package *a, const Package *b) {
+        return a == b || (a->origin && b->origin && strcmp(a->origin, b->origin) == 0);
+}
+
+/* The verdict for one concrete credential name of a kind. */
+static GrantResult judge(const Resolver *res, CredentialKind kind, const char *name) {
+        const Package *package = res->package;
+        const DevicePolicy *device = res->set->device;
+        if (kind != CREDENTIAL_TOKEN)
+                return device_policy_allows(device, package->origin, name, false) ?
+                        GRANT_GRANTED : GRANT_ORIGIN_DENIED;
+        const Package *provider = NULL;
+        const ProvidedToken *token = policy_set_find_token(res->set, name, &provider);
+        if (!token) {
+                if (!device_policy_has_global_token(device, name))
+                        return GRANT_UNKNOWN_TOKEN;
+                return device_policy_allows(device, package->origin, name, false) ?
+                        GRANT_GRANTED : GRANT_ORIGIN_DENIED;
+        }
+        if (!token->check_origin || same_origin(package, provider) ||
+            device_policy_allows(device, package->origin, name, true))
+                return GRANT_GRANTED;
+        return GRANT_CHECKORIGIN_DENIED;
+}
+
+static int report(const Resolver *res, const Credential *c, const char *name, GrantResult result) {
+        static const char *const why[] = {
+                [GRANT_UNKNOWN_TOKEN] = "no installed package provides it and it is not a "
+                                        "global token of the device policy",
+                [GRANT_ORIGIN_DENIED] = "the device policy does not grant it to this origin",
+                [GRANT_CHECKORIGIN_DENIED] = "its provider declares checkorigin and this "
+                                             "package comes from another origin",
+        };
+        if (result == GRANT_GRANTED)
+                return 0;
+        return diagnostics_add(res->diag, DIAGNOSTIC_WARNING, c->loc.file, c->loc.line,
+                               c->loc.column, "%s is not granted to %s (origin %s): %s", name,
+                               res->package->name,
+                               res->package->origin ? res->package->origin : "unknown",
+                               why[result]);
+}
+
+static int add_grant(Resolver *res, const Request *request, const Credential *c,
+                     CredentialKind kind, const char *name, bool quiet_denial) {
+        GrantResult result = judge(res, kind, name);
+        Grant *g = NULL;
+        if (grant_new(name, kind, result, request, c, &g) < 0)
+                return -ENOMEM;
+        if (MODEL_APPEND(res->package->grants, res->package->n_grants, g) < 0) {
+                grant_free(g);
+                return -ENOMEM;
+        }
+        return quiet_denial ? 0 : report(res, c, name, result);
+}
+
+/* match="...": every known token the pattern covers, each judged alone. */
+static int expand_match(Resolver *res, const Request *request, const Credential *c) {
+        const PolicySet *set = res->set;
+        size_t matched = 0;
+        for (size_t i = 0; i < set->device->n_global_tokens; i++) {
+                const char *name = set->device->global_tokens[i];
+                if (fnmatch(c->name, name, 0) != 0)
+                        continue;
+                matched++;
+                if (add_grant(res, request, c, CREDENTIAL_TOKEN, name, true) < 0)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < set->n_packages; i++)
+                for (size_t j = 0; j < set->packages[i]->n_tokens; j++) {
+                        const char *label = set->packages[i]->tokens[j]->label;
+                        if (fnmatch(c->name, label, 0) != 0)
+                                continue;
+                        matched++;
+                        if (add_grant(res, request, c, CREDENTIAL_TOKEN, label, true) < 0)
+                                return -ENOMEM;
+                }
+        if (matched > 0)
+                return 0;
+        return diagnostics_add(res->diag, DIAGNOSTIC_WARNING, c->loc.file, c->loc.line,
+                               c->loc.column, "match=\"%s\" covers no known token: it grants "
+                               "nothing (POSIX credentials are not expanded from patterns)",
+                               c->name);
+}
+
+static int resolve_package(Resolver *res) {
+        Package *package = res->package;
+        for (size_t i = 0; i < package->n_grants; i++)
+                grant_free(package->grants[i]);
+        free(package->grants);
+        package->grants = NULL;
+        package->n_grants = 0;
+        for (size_t i = 0; i < package->n_requests; i++) {
+                const Request *request = package->requests[i];
+                for (size_t j = 0; j < request->n_credentials; j++) {
+                        const Credential *c = request->credentials[j];
+                        int r = c->kind == CREDENTIAL_MATCH ? expand_match(res, request, c) :
+                                add_grant(res, request, c, c->kind, c->name, false);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+int policy_set_resolve(PolicySet *set, Diagnostics *diag) {
+        for (size_t i = 0; i < set->n_packages; i++) {
+                Resolver res = { .set = set, .package = set->packages[i], .diag = diag };
+                int r = resolve_package(&res);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+bool policy_set_is_granted(const Package *package, const char *name) {
+        for (size_t i = 0; i < package->n_grants; i++)
+                if (package->grants[i]->result == GRANT_GRANTED &&
+                    strcmp(package->grants[i]->name, name) == 0)
+                        return true;
+        return false;
+}
