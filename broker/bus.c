@@ -1,0 +1,264 @@
+/*
+ * The bus object: configuration, listeners, the registries, and the
+ * loop's post phase.
+ *
+ * Invariants: every live peer is on Bus.peers; a registered one (after
+ * Hello) is also in Bus.peers_by_name under its unique name. A peer with
+ * queued output is on Bus.dirty until the post phase flushes it, so all
+ * the messages one wakeup produced for a peer leave in one sendmsg().
+ * Disconnected peers wait on Bus.dead until the end of the batch.
+ *
+ * Trust: configuration comes from root-owned files; everything a peer
+ * sends is untrusted and handled in dispatch.c and driver.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "address.h"
+#include "auth.h"
+#include "bus.h"
+#include "config.h"
+#include "listener.h"
+#include "log.h"
+#include "message.h"
+
+static void bus_random_hex(char out[33]) {
+        uint8_t bytes[16] = {};
+
+        (void) !getrandom(bytes, sizeof(bytes), 0);
+        for (size_t i = 0; i < sizeof(bytes); i++)
+                snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/* /etc/machine-id, else /var/lib/dbus/machine-id, else a random one for this run. */
+static void bus_read_machine_id(char out[33]) {
+        static const char *const paths[] = { "/etc/machine-id", "/var/lib/dbus/machine-id" };
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_close_ int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+                char buf[33] = {};
+
+                if (fd < 0 || read(fd, buf, 32) != 32)
+                        continue;
+                if (strspn(buf, "0123456789abcdef") == 32) {
+                        memcpy(out, buf, 33);
+                        return;
+                }
+        }
+        bus_random_hex(out);
+}
+
+static int bus_post(Loop *loop, void *userdata);
+
+int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
+        _cleanup_(bus_freep) Bus *bus = NULL;
+        int r;
+
+        bus = calloc(1, sizeof(*bus));
+        if (!bus)
+                return -ENOMEM;
+        bus->loop = loop;
+        ilist_init(&bus->peers);
+        ilist_init(&bus->dirty);
+        ilist_init(&bus->dead);
+        ilist_init(&bus->monitors);
+        strmap_init(&bus->peers_by_name);
+        loop_timer_init(&bus->reply_timer, bus_on_reply_timeout, bus);
+        bus->next_peer_id = 1;
+        bus_random_hex(bus->guid);
+        bus_read_machine_id(bus->machine_id);
+        r = name_registry_new(&bus->names);
+        if (r < 0)
+                return r;
+        r = match_registry_new(&bus->matches);
+        if (r < 0)
+                return r;
+        r = reply_registry_new(&bus->replies);
+        if (r < 0)
+                return r;
+        bus_set_config(bus, config);
+        loop_set_post(loop, bus_post, bus);
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+static void bus_free_peers(IList *head) {
+        IList *node, *tmp;
+
+        ILIST_FOREACH_SAFE(node, tmp, head)
+                peer_free(ILIST_ENTRY(node, Peer, link));
+}
+
+Bus *bus_free(Bus *bus) {
+        if (!bus)
+                return NULL;
+        bus_free_peers(&bus->peers);
+        bus_free_peers(&bus->dead);
+        while (bus->listeners) {
+                Listener *next = bus->listeners->next;
+
+                listener_free(bus->listeners);
+                bus->listeners = next;
+        }
+        loop_timer_disarm(bus->loop, &bus->reply_timer);
+        reply_registry_free(bus->replies);
+        match_registry_free(bus->matches);
+        name_registry_free(bus->names);
+        strmap_deinit(&bus->peers_by_name);
+        for (size_t i = 0; bus->activation_environment && bus->activation_environment[i]; i++)
+                free(bus->activation_environment[i]);
+        free(bus->activation_environment);
+        bus_config_free(bus->config);
+        free(bus->config_path);
+        free(bus->policy_path);
+        free(bus);
+        return NULL;
+}
+
+void bus_set_config(Bus *bus, BusConfig *config) {
+        bus_config_free(bus->config);
+        bus->config = config;
+        bus->auth_mechanisms = auth_mechanisms_from_names((const char *const *) config->auth,
+                                                          config->n_auth, config->allow_anonymous);
+}
+
+static int bus_on_accept(Listener *listener, int fd, void *userdata) {
+        return bus_accept(userdata, fd);
+}
+
+static void bus_add_listener(Bus *bus, Listener *listener) {
+        Listener **tail = &bus->listeners;
+
+        while (*tail)
+                tail = &(*tail)->next;
+        *tail = listener;
+}
+
+/* systemd: every socket in LISTEN_FDS becomes a listener. */
+static int bus_listen_systemd(Bus *bus) {
+        int n = sd_listen_fds(true);
+
+        if (n < 0)
+                return n;
+        if (n == 0)
+                return -EBADF;
+        for (int i = 0; i < n; i++) {
+                Listener *listener;
+                int r = listener_new_fd(bus->loop, SD_LISTEN_FDS_START + i, bus->guid,
+                                        bus_on_accept, bus, &listener);
+
+                if (r < 0)
+                        return r;
+                bus_add_listener(bus, listener);
+        }
+        return 0;
+}
+
+/* One <listen> address: the first alternative that binds wins, as dbus_server_listen(). */
+static int bus_listen_one(Bus *bus, const char *text) {
+        _cleanup_(bus_address_list_freep) BusAddressList *list = NULL;
+        AddressError error = {};
+        int r = -EINVAL;
+
+        r = bus_address_parse(text, &list, &error);
+        if (r != 0)
+                return log_error_errno(r < 0 ? r : EINVAL, "Invalid address '%s': %s", text,
+                                       error.message);
+        for (size_t i = 0; i < list->n_entries; i++) {
+                Listener *listener;
+
+                if (list->entries[i].kind == BUS_ADDRESS_SYSTEMD)
+                        r = bus_listen_systemd(bus);
+                else {
+                        r = listener_new(bus->loop, &list->entries[i], bus->guid,
+                                         bus_on_accept, bus, &listener);
+                        if (r >= 0)
+                                bus_add_listener(bus, listener);
+                }
+                if (r >= 0)
+                        return 0;
+        }
+        return log_error_errno(r, "Failed to listen on '%s'", text);
+}
+
+int bus_listen(Bus *bus, const char *address_override) {
+        int r;
+
+        if (address_override)
+                return bus_listen_one(bus, address_override);
+        if (bus->config->n_listen == 0)
+                return log_error_errno(EINVAL, "The configuration has no <listen> address");
+        for (size_t i = 0; i < bus->config->n_listen; i++) {
+                r = bus_listen_one(bus, bus->config->listen[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+const char *bus_address(const Bus *bus) {
+        return bus->listeners ? bus->listeners->address : NULL;
+}
+
+int bus_accept(Bus *bus, int fd) {
+        Peer *peer;
+        int r;
+
+        if (bus->config->limits.max_incomplete_connections >= 0 &&
+            bus->n_incomplete >= (size_t) bus->config->limits.max_incomplete_connections) {
+                safe_close(fd);
+                return 0;
+        }
+        r = peer_new(bus, fd, &peer);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up a new connection");
+        return 0;
+}
+
+/* Write what the batch queued; a peer whose socket is full waits for EPOLLOUT. */
+static void bus_flush(Bus *bus) {
+        IList *node;
+
+        while ((node = ilist_first(&bus->dirty))) {
+                Peer *peer = ILIST_ENTRY(node, Peer, dirty_link);
+                int r;
+
+                ilist_remove(node);
+                r = connection_flush(&peer->connection);
+                if (r == CONNECTION_E_CLOSED) {
+                        peer_disconnect(peer);
+                        continue;
+                }
+                (void) loop_modify_io(bus->loop, &peer->source,
+                                      r == CONNECTION_E_AGAIN ? EPOLLIN | EPOLLOUT : EPOLLIN);
+        }
+}
+
+static int bus_post(Loop *loop, void *userdata) {
+        Bus *bus = userdata;
+        IList *node;
+
+        bus_flush(bus);
+        while ((node = ilist_first(&bus->dead)))
+                peer_free(ILIST_ENTRY(node, Peer, link));
+        return 0;
+}
+
+int bus_arm_reply_timer(Bus *bus) {
+        uint64_t deadline;
+
+        if (!reply_registry_next_deadline(bus->replies, &deadline) || deadline == UINT64_MAX) {
+                loop_timer_disarm(bus->loop, &bus->reply_timer);
+                return 0;
+        }
+        if (loop_timer_armed(&bus->reply_timer) && bus->reply_timer.deadline == deadline)
+                return 0;
+        return loop_timer_arm(bus->loop, &bus->reply_timer, deadline);
+}

@@ -1,0 +1,122 @@
+/* The message bus: peers, routing, the driver's signals, configuration. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "connection.h"
+#include "creds.h"
+#include "ilist.h"
+#include "loop.h"
+#include "macro.h"
+#include "match.h"
+#include "names.h"
+#include "reply.h"
+#include "strmap.h"
+
+typedef struct BusConfig BusConfig;
+typedef struct Listener Listener;
+typedef struct MatchRule MatchRule;
+typedef struct Message Message;
+typedef struct MessageBuilder MessageBuilder;
+
+#define BUS_DRIVER_NAME "org.freedesktop.DBus"
+#define BUS_DRIVER_PATH "/org/freedesktop/DBus"
+#define BUS_UNIQUE_NAME_MAX 32
+
+typedef struct Bus Bus;
+
+typedef struct Peer {
+        Bus *bus;
+        uint64_t id;
+        Connection connection;
+        LoopSource source;
+        LoopTimer auth_timer;           /* until Hello */
+        Creds creds;
+        char unique_name[BUS_UNIQUE_NAME_MAX];  /* empty until Hello */
+        bool registered;                /* Hello done */
+        bool monitor;
+        bool dead;                      /* disconnected; freed after the batch */
+        NamePeerState names;
+        MatchOwner matches;
+        ReplyOwner replies;
+        MatchRule **monitor_rules;      /* (owned) BecomeMonitor rules; none: everything */
+        size_t n_monitor_rules;
+        IList link;                     /* Bus.peers, then Bus.dead */
+        IList dirty_link;               /* Bus.dirty while output is queued */
+        IList monitor_link;             /* Bus.monitors */
+} Peer;
+
+struct Bus {
+        Loop *loop;                     /* (not owned) */
+        BusConfig *config;              /* (owned) */
+        char *config_path;              /* (owned, nullable) for ReloadConfig */
+        char *policy_path;              /* (owned, nullable) --policy */
+        char guid[33];
+        char machine_id[33];
+        unsigned auth_mechanisms;
+        Listener *listeners;            /* (owned) list */
+        NameRegistry *names;            /* (owned) */
+        MatchRegistry *matches;         /* (owned) */
+        ReplyRegistry *replies;         /* (owned) */
+        LoopTimer reply_timer;
+        StrMap peers_by_name;           /* unique name -> Peer */
+        IList peers;
+        IList dirty;
+        IList dead;
+        IList monitors;
+        uint64_t next_peer_id;
+        size_t n_incomplete;
+        size_t n_complete;
+        char **activation_environment;  /* (owned) "KEY=value", NULL-terminated */
+        int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
+};
+
+int bus_new(Loop *loop, BusConfig *config, Bus **ret);
+Bus *bus_free(Bus *bus);
+
+/* Binds every <listen> address (or the one given); systemd: adopts LISTEN_FDS. */
+int bus_listen(Bus *bus, const char *address_override);
+/* The connectable address of the first listener (for --print-address). */
+const char *bus_address(const Bus *bus);
+
+/* Replaces the configuration (limits apply to new connections and quotas from now on). */
+void bus_set_config(Bus *bus, BusConfig *config);
+
+/* Accepts a new connection (the listener callback). */
+int bus_accept(Bus *bus, int fd);
+
+/* Routing (dispatch.c). */
+int bus_dispatch(Peer *sender, Message *m);
+/* Queue a message the driver made for peer, through mediation and monitors. */
+int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
+/* Broadcast a driver signal to matching peers. */
+int bus_broadcast_from_driver(Bus *bus, Message *m);
+/* Queue for one peer and mark it for flushing; positive CONNECTION_E_* on refusal. */
+int bus_queue(Peer *peer, Message *m);
+/* Copies m to every monitor whose rules match. */
+void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
+/* An error reply from the driver to call, unless the caller expects none. */
+int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
+        _printf_(5, 6);
+/* NameOwnerChanged/NameLost/NameAcquired for a change. */
+int bus_emit_name_change(Bus *bus, const NameChange *change);
+/* (Re)arm the reply timeout timer. */
+int bus_arm_reply_timer(Bus *bus);
+int bus_on_reply_timeout(LoopTimer *timer, void *userdata);
+/* Fills a MatchMessage for m from sender (nullable: the driver). */
+void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
+                            MessageArg *args);
+
+/* Peers (peer.c). */
+int peer_new(Bus *bus, int fd, Peer **ret);
+/* Disconnects: names, replies, matches, signals; freed after the batch. */
+void peer_disconnect(Peer *peer);
+Peer *peer_free(Peer *peer);
+/* A unique or well-known name to its owner; NULL if none (the driver is no peer). */
+Peer *bus_lookup_peer(Bus *bus, const char *name);
+bool peer_is_privileged(const Peer *peer);
+
+DEFINE_CLEANUP(Bus *, bus_free)
+DEFINE_CLEANUP(Peer *, peer_free)

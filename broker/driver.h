@@ -1,0 +1,45 @@
+/* The bus driver: org.freedesktop.DBus at /org/freedesktop/DBus. */
+#pragma once
+
+#include <stdbool.h>
+
+typedef struct Bus Bus;
+typedef struct Message Message;
+typedef struct Peer Peer;
+typedef struct MessageBuilder MessageBuilder;
+
+/* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
+int driver_hello(Bus *bus, Peer *peer, Message *m);
+
+/* A message addressed to org.freedesktop.DBus from a registered peer. */
+int driver_dispatch(Bus *bus, Peer *peer, Message *m);
+
+/* Shared by the driver's files. */
+typedef struct DriverError {
+        char text[512];
+} DriverError;
+
+typedef int (*DriverHandler)(Bus *bus, Peer *peer, Message *m, DriverError *error);
+
+typedef struct DriverMethod {
+        const char *interface;
+        const char *member;
+        const char *signature;          /* the arguments it takes */
+        DriverHandler handler;
+        bool canonical_path_only;       /* only at /org/freedesktop/DBus */
+} DriverMethod;
+
+/* A positive BusError with a formatted text, for handlers to return. */
+int driver_fail(DriverError *error, int code, const char *format, ...)
+        __attribute__((format(printf, 3, 4)));
+/* A method return for call with no body, or the builder to fill (then driver_send). */
+int driver_return_new(Message *call, MessageBuilder **ret);
+int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b);
+int driver_return_empty(Bus *bus, Peer *peer, Message *call);
+
+/* A name argument to its owner (*ret NULL: the driver); BUS_ERROR_* when none. */
+int driver_resolve(Bus *bus, const char *name, Peer **ret);
+
+/* driver-info.c: credentials, properties, introspection, monitoring. */
+extern const DriverMethod driver_info_methods[];
+extern const unsigned driver_n_info_methods;

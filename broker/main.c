@@ -1,0 +1,247 @@
+/*
+ * mssf-broker's entry point: dbus-daemon's command line, start-up,
+ * signals, and the one place the configuration is (re)loaded.
+ *
+ * Start-up order matters for a system bus: load the configuration (fail
+ * before touching anything), check the --policy file is readable, bind
+ * every address as the invoking user (root), fork if asked, write the
+ * pid file, drop to <user>, print the address and pid, tell systemd we
+ * are ready, then run. SIGTERM/SIGINT end the loop cleanly; SIGHUP and
+ * ReloadConfig reload the configuration, keeping the old one when the new
+ * one fails to load (logged). Signals arrive through a signalfd in the
+ * loop, so no handler ever runs asynchronously.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "bus.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "options.h"
+
+static int main_reload(Bus *bus) {
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        ConfigError error = {};
+        int r;
+
+        if (!bus->config_path)
+                return 0;
+        r = bus_config_load(bus->config_path, &config, &error);
+        if (r != 0) {
+                log_error("Failed to reload the configuration, keeping the previous one: %s",
+                          error.message[0] ? error.message : strerror(r < 0 ? -r : EINVAL));
+                return r < 0 ? r : -EINVAL;
+        }
+        bus_set_config(bus, TAKE_PTR(config));
+        log_info("Reloaded the configuration from %s", bus->config_path);
+        return 0;
+}
+
+typedef struct MainSignals {
+        Bus *bus;
+        int fd;
+        LoopSource source;
+} MainSignals;
+
+static int main_on_signal(LoopSource *source, uint32_t events, void *userdata) {
+        MainSignals *signals = userdata;
+        struct signalfd_siginfo info;
+
+        while (read(signals->fd, &info, sizeof(info)) == sizeof(info)) {
+                if (info.ssi_signo == SIGHUP)
+                        (void) main_reload(signals->bus);
+                else
+                        loop_exit(signals->bus->loop, 0);
+        }
+        return 0;
+}
+
+static int main_setup_signals(MainSignals *signals) {
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+        signal(SIGPIPE, SIG_IGN);
+        signals->fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+        if (signals->fd < 0)
+                return -errno;
+        return loop_add_io(signals->bus->loop, &signals->source, signals->fd, EPOLLIN,
+                           main_on_signal, signals);
+}
+
+static void main_set_log_target(const Options *options, const BusConfig *config) {
+        if (options->syslog_mode == OPTIONS_SYSLOG_NONE)
+                log_set_target(LOG_TARGET_STDERR);
+        else if (options->syslog_mode == OPTIONS_SYSLOG_BOTH)
+                log_set_target(LOG_TARGET_BOTH);
+        else if (options->syslog_mode == OPTIONS_SYSLOG_ONLY)
+                log_set_target(LOG_TARGET_SYSTEM);
+        else
+                log_set_target(config->syslog ? LOG_TARGET_SYSTEM : LOG_TARGET_STDERR);
+}
+
+static int main_check_policy(const char *path) {
+        _cleanup_close_ int fd = -1;
+        char byte;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read(fd, &byte, 1) < 0)
+                return log_error_errno(errno, "Cannot read the policy file %s", path);
+        return 0;
+}
+
+static int main_drop_privileges(const char *user) {
+        struct passwd *pw;
+
+        if (!user || geteuid() != 0)
+                return 0;
+        pw = getpwnam(user);
+        if (!pw)
+                return log_error_errno(ENOENT, "Could not get UID and GID for username \"%s\"", user);
+        if (pw->pw_uid == 0)
+                return 0;
+        if (initgroups(user, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+                return log_error_errno(errno, "Failed to switch to user \"%s\"", user);
+        return 0;
+}
+
+/* Fork into the background; the parent exits once the child is on its own. */
+static int main_daemonize(bool keep_umask) {
+        pid_t pid = fork();
+        int null_fd;
+
+        if (pid < 0)
+                return log_error_errno(errno, "Failed to fork");
+        if (pid > 0)
+                _exit(0);
+        setsid();
+        if (!keep_umask)
+                umask(022);
+        if (chdir("/") < 0)
+                return -errno;
+        null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null_fd >= 0) {
+                dup2(null_fd, STDIN_FILENO);
+                safe_close(null_fd);
+        }
+        return 0;
+}
+
+static int main_write_pidfile(const char *path) {
+        FILE *f = fopen(path, "we");
+
+        if (!f)
+                return log_error_errno(errno, "Failed to write the pid file %s", path);
+        fprintf(f, "%d\n", (int) getpid());
+        fclose(f);
+        return 0;
+}
+
+static void main_print(int fd, const char *text) {
+        dprintf(fd, "%s\n", text);
+}
+
+static int main_start(Bus *bus, const Options *options, const char **ret_pidfile) {
+        const char *pidfile = options->nopidfile ? NULL : bus->config->pidfile;
+        char pid[32];
+        int r;
+
+        r = bus_listen(bus, options->address);
+        if (r < 0)
+                return r;
+        if (options->fork_mode == OPTIONS_FORK_YES ||
+            (options->fork_mode == OPTIONS_FORK_DEFAULT && bus->config->fork)) {
+                r = main_daemonize(bus->config->keep_umask);
+                if (r < 0)
+                        return r;
+        }
+        if (pidfile) {
+                r = main_write_pidfile(pidfile);
+                if (r < 0)
+                        return r;
+                *ret_pidfile = pidfile;
+        }
+        r = main_drop_privileges(bus->config->user);
+        if (r < 0)
+                return r;
+        if (options->print_address_fd >= 0)
+                main_print(options->print_address_fd, bus_address(bus));
+        snprintf(pid, sizeof(pid), "%d", (int) getpid());
+        if (options->print_pid_fd >= 0)
+                main_print(options->print_pid_fd, pid);
+        (void) sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int main_run(const Options *options) {
+        _cleanup_(loop_freep) Loop *loop = NULL;
+        _cleanup_(bus_freep) Bus *bus = NULL;
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        MainSignals signals = { .fd = -1 };
+        ConfigError error = {};
+        const char *pidfile = NULL;
+        int r;
+
+        r = bus_config_load(options->config_file, &config, &error);
+        if (r != 0) {
+                fprintf(stderr, "Failed to start message bus: %s\n",
+                        error.message[0] ? error.message : strerror(r < 0 ? -r : EINVAL));
+                return 1;
+        }
+        main_set_log_target(options, config);
+        if (options->policy && main_check_policy(options->policy) < 0)
+                return 1;
+        r = loop_new(&loop);
+        if (r == 0)
+                r = bus_new(loop, TAKE_PTR(config), &bus);
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up the bus");
+                return 1;
+        }
+        bus->config_path = strdup(options->config_file);
+        bus->policy_path = options->policy ? strdup(options->policy) : NULL;
+        bus->reload = main_reload;
+        signals.bus = bus;
+        r = main_setup_signals(&signals);
+        if (r == 0)
+                r = main_start(bus, options, &pidfile);
+        if (r == 0)
+                r = loop_run(loop);
+        if (r < 0)
+                log_error_errno(r, "The bus failed");
+        if (pidfile)
+                (void) unlink(pidfile);
+        bus_free(TAKE_PTR(bus));
+        safe_close(signals.fd);
+        return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char *argv[]) {
+        Options options;
+        int r;
+
+        r = options_parse(argc, argv, &options);
+        if (r != 0)
+                return r == OPTIONS_E_EXIT ? 0 : 1;
+        r = main_run(&options);
+        options_deinit(&options);
+        return r;
+}

@@ -1,0 +1,25 @@
+/* The one decision every routed message passes: may it be delivered? */
+#pragma once
+
+#include <stddef.h>
+
+typedef struct Message Message;
+typedef struct Peer Peer;
+
+enum {
+        MEDIATE_E_DENIED = 1,   /* see MediateVerdict */
+};
+
+typedef struct MediateVerdict {
+        int error;              /* a BusError for the sender when denied */
+        char text[256];         /* the error text naming the rule that denied */
+} MediateVerdict;
+
+/*
+ * sender is the peer that sent m (NULL for the bus driver), receiver the
+ * peer it is about to be queued for (NULL for the bus driver). Returns 0
+ * to allow, or MEDIATE_E_DENIED with *ret_verdict filled. Pure: no I/O,
+ * no logging.
+ */
+int mediate_message(const Peer *sender, const Peer *receiver, Message *m,
+                    MediateVerdict *ret_verdict);

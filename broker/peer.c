@@ -1,0 +1,229 @@
+/*
+ * Peers: one per accepted connection, from accept to the end of the
+ * event batch in which it disconnected.
+ *
+ * A peer owns its connection, its kernel credentials (read once, here,
+ * never refreshed) and its per-peer registry states (names, match rules,
+ * pending replies). Before Hello it counts as incomplete and an
+ * authentication timer runs; anything but Hello then disconnects it.
+ *
+ * Disconnection is two-phase: peer_disconnect() detaches the peer from
+ * every registry and emits what others must see (NameLost/NameOwnerChanged,
+ * NoReply errors to callers waiting on it) at once, but the memory lives
+ * on in Bus.dead until the loop's post phase, because the current epoll
+ * batch may still hold events that point at it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "bus-error.h"
+#include "bus.h"
+#include "config.h"
+#include "log.h"
+#include "message.h"
+
+static int peer_on_message(Message *m, void *userdata) {
+        Peer *peer = userdata;
+        int r;
+
+        r = bus_dispatch(peer, m);
+        if (r < 0) {
+                log_warning_errno(r, "Dropping connection %s after an internal error",
+                                  peer->unique_name[0] ? peer->unique_name : "(no Hello)");
+                return CONNECTION_E_CLOSED;
+        }
+        return r;
+}
+
+static void peer_mark_dirty(Peer *peer) {
+        if (!ilist_is_linked(&peer->dirty_link))
+                ilist_append(&peer->bus->dirty, &peer->dirty_link);
+}
+
+static int peer_on_io(LoopSource *source, uint32_t events, void *userdata) {
+        Peer *peer = userdata;
+        int r;
+
+        if (events & EPOLLOUT)
+                peer_mark_dirty(peer);
+        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+                r = connection_dispatch(&peer->connection, peer_on_message, peer);
+                if (r != 0) {
+                        if (r < 0)
+                                log_warning_errno(r, "Connection failed");
+                        peer_disconnect(peer);
+                        return 0;
+                }
+        }
+        if (!peer->dead && connection_has_output(&peer->connection))
+                peer_mark_dirty(peer);
+        return 0;
+}
+
+static int peer_on_auth_timeout(LoopTimer *timer, void *userdata) {
+        Peer *peer = userdata;
+
+        peer_disconnect(peer);
+        return 0;
+}
+
+static size_t peer_limit(int64_t value) {
+        return value < 0 ? SIZE_MAX : (size_t) value;
+}
+
+static void peer_connection_limits(const BusConfigLimits *limits, ConnectionLimits *ret) {
+        *ret = (ConnectionLimits) {
+                .max_incoming_bytes = peer_limit(limits->max_incoming_bytes),
+                .max_incoming_unix_fds = peer_limit(limits->max_incoming_unix_fds),
+                .max_outgoing_bytes = peer_limit(limits->max_outgoing_bytes),
+                .max_outgoing_unix_fds = peer_limit(limits->max_outgoing_unix_fds),
+                .max_message_size = peer_limit(limits->max_message_size),
+                .max_message_unix_fds = peer_limit(limits->max_message_unix_fds),
+        };
+}
+
+int peer_new(Bus *bus, int fd, Peer **ret) {
+        _cleanup_(peer_freep) Peer *peer = NULL;
+        ConnectionLimits limits;
+        int r;
+
+        peer = calloc(1, sizeof(*peer));
+        if (!peer) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        peer->bus = bus;
+        peer->id = bus->next_peer_id++;
+        peer->creds = CREDS_NULL;
+        ilist_init(&peer->link);
+        ilist_init(&peer->dirty_link);
+        ilist_init(&peer->monitor_link);
+        name_peer_state_init(&peer->names, peer, peer->unique_name);
+        match_owner_init(&peer->matches, bus->matches, peer);
+        reply_owner_init(&peer->replies, bus->replies, peer);
+        loop_timer_init(&peer->auth_timer, peer_on_auth_timeout, peer);
+
+        r = creds_read(fd, &peer->creds);
+        peer_connection_limits(&bus->config->limits, &limits);
+        if (r >= 0)
+                r = connection_init(&peer->connection, fd, &limits, peer->creds.uid,
+                                    bus->auth_mechanisms, bus->guid);
+        else
+                connection_init(&peer->connection, fd, &limits, 0, 0, bus->guid);
+        if (r < 0)
+                return r;
+        r = loop_add_io(bus->loop, &peer->source, fd, EPOLLIN, peer_on_io, peer);
+        if (r < 0)
+                return r;
+        if (bus->config->limits.auth_timeout >= 0) {
+                r = loop_timer_arm(bus->loop, &peer->auth_timer,
+                                   loop_now() + (uint64_t) bus->config->limits.auth_timeout * 1000);
+                if (r < 0)
+                        return r;
+        }
+        ilist_append(&bus->peers, &peer->link);
+        bus->n_incomplete++;
+        *ret = TAKE_PTR(peer);
+        return 0;
+}
+
+Peer *peer_free(Peer *peer) {
+        if (!peer)
+                return NULL;
+        if (!peer->dead && peer->source.added)
+                loop_remove_io(peer->bus->loop, &peer->source);
+        loop_timer_disarm(peer->bus->loop, &peer->auth_timer);
+        ilist_remove(&peer->link);
+        ilist_remove(&peer->dirty_link);
+        ilist_remove(&peer->monitor_link);
+        match_owner_deinit(&peer->matches);
+        reply_owner_deinit(&peer->replies);
+        while (names_release_next(peer->bus->names, &peer->names, &(NameChange) {}) == 0)
+                ;
+        name_peer_state_deinit(&peer->names);
+        for (size_t i = 0; i < peer->n_monitor_rules; i++)
+                match_rule_free(peer->monitor_rules[i]);
+        free(peer->monitor_rules);
+        connection_deinit(&peer->connection);
+        creds_deinit(&peer->creds);
+        free(peer);
+        return NULL;
+}
+
+/* NoReply to every caller still waiting for this peer to answer. */
+static void peer_fail_owed_replies(Peer *peer) {
+        Bus *bus = peer->bus;
+        ReplyEvent event;
+
+        while (reply_registry_pop_owed(&peer->replies, &event) == 0) {
+                _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+                _cleanup_(message_unrefp) Message *m = NULL;
+                Peer *caller = event.caller->peer;
+                const char *text = "Message recipient disconnected from message bus without replying";
+
+                if (message_builder_new(MESSAGE_ERROR, &b) < 0 ||
+                    message_builder_set_reply_serial(b, event.serial) < 0 ||
+                    message_builder_set_error_name(b, bus_error_name(BUS_ERROR_NO_REPLY)) < 0 ||
+                    message_builder_set_destination(b, caller->unique_name) < 0 ||
+                    message_builder_set_sender(b, BUS_DRIVER_NAME) < 0 ||
+                    message_builder_append_basic(b, 's', text) < 0 ||
+                    message_builder_finish(b, &m) < 0)
+                        continue;
+                (void) bus_send_from_driver(bus, caller, m);
+        }
+}
+
+/* Gives up every name, the unique one last, with the signals others expect. */
+static void peer_release_names(Peer *peer) {
+        Bus *bus = peer->bus;
+        NameChange change;
+
+        while (names_release_next(bus->names, &peer->names, &change) == 0)
+                (void) bus_emit_name_change(bus, &change);
+        if (!peer->monitor) {
+                /* A monitor lost its unique name when it became one. */
+                change = (NameChange) { .old_owner = &peer->names };
+                strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
+                (void) bus_emit_name_change(bus, &change);
+        }
+}
+
+void peer_disconnect(Peer *peer) {
+        Bus *bus = peer->bus;
+
+        if (peer->dead)
+                return;
+        peer->dead = true;
+        loop_remove_io(bus->loop, &peer->source);
+        loop_timer_disarm(bus->loop, &peer->auth_timer);
+        ilist_remove(&peer->dirty_link);
+        ilist_remove(&peer->monitor_link);
+        if (peer->registered) {
+                strmap_remove(&bus->peers_by_name, peer->unique_name);
+                match_owner_deinit(&peer->matches);
+                match_registry_forget_sender(bus->matches, peer->unique_name);
+                peer_fail_owed_replies(peer);
+                reply_owner_deinit(&peer->replies);
+                peer_release_names(peer);
+                bus->n_complete--;
+        } else {
+                bus->n_incomplete--;
+        }
+        ilist_remove(&peer->link);
+        ilist_append(&bus->dead, &peer->link);
+}
+
+Peer *bus_lookup_peer(Bus *bus, const char *name) {
+        NamePeerState *owner;
+
+        if (name[0] == ':')
+                return strmap_get(&bus->peers_by_name, name);
+        owner = names_get_owner(bus->names, name);
+        return owner ? owner->peer : NULL;
+}
+
+bool peer_is_privileged(const Peer *peer) {
+        return peer->creds.uid == 0 || peer->creds.uid == geteuid();
+}
