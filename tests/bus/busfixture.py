@@ -22,6 +22,16 @@ import rawdbus
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = '/usr/bin/python3'
 
+# session.conf's policy: everything allowed, even unrequested replies.
+SESSION_POLICY = """
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+    <allow user="*"/>
+  </policy>
+"""
+
 # Permissive, like session.conf, except that replies nobody asked for
 # are dropped (as on the system bus, and as mssf-broker always does).
 DEFAULT_POLICY = """
