@@ -807,7 +807,27 @@ static void list_children(ElementKind parent, char *buf, size_t size) {
         }
 }
 
+/* An open ancestor that name could be a child of: its end tag is probably missing. */
+static const Frame *unclosed_ancestor(const Parser *p, const char *name) {
+        for (unsigned i = p->depth; i > 1; i--) {
+                const Frame *ancestor = &p->stack[i - 2];
+                for (size_t j = 0; j < ELEMENTSOF(child_rules); j++)
+                        if (child_rules[j].parent == ancestor->kind &&
+                            strcmp(child_rules[j].name, name) == 0)
+                                return &p->stack[i - 1];
+        }
+        return NULL;
+}
+
 static void unknown_element(Parser *p, const Frame *parent, const char *name, const SourceLoc *loc) {
+        const Frame *unclosed = unclosed_ancestor(p, name);
+        if (unclosed) {
+                const char *uname = parser_element_name(unclosed->kind);
+                parser_error(p, loc, "<%s> cannot be inside <%s>: is </%s> missing (<%s> opened "
+                             "at line %u column %u)?", name, parser_element_name(parent->kind),
+                             uname, uname, unclosed->loc.line, unclosed->loc.column);
+                return;
+        }
         char list[256];
         list_children(parent->kind, list, sizeof(list));
         const char *pname = parser_element_name(parent->kind);

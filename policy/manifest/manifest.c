@@ -130,7 +130,10 @@ static void XMLCALL on_text(void *userdata, const XML_Char *s, int len) {
 static void XMLCALL on_doctype(void *userdata, const XML_Char *name, const XML_Char *sysid,
                                const XML_Char *pubid, int has_internal_subset) {
         Parser *p = userdata;
-        parser_error(p, NULL, "a DOCTYPE is not allowed in a manifest: remove it");
+        /* expat is past the name here: report the line, not a misleading column. */
+        SourceLoc loc = parser_here(p);
+        loc.column = 0;
+        parser_error(p, &loc, "a DOCTYPE is not allowed in a manifest: remove it");
         XML_StopParser(p->xml, XML_FALSE);
 }
 
@@ -335,8 +338,9 @@ static void report_xml_error(Parser *p) {
                 return;         /* reported by whoever stopped */
         if (code == XML_ERROR_NO_ELEMENTS && p->depth > 0) {
                 const Frame *open = &p->stack[p->depth - 1];
-                parser_error(p, NULL, "broken XML: the file ends inside the element opened at "
-                             "line %u column %u: close it", open->loc.line, open->loc.column);
+                parser_error(p, NULL, "broken XML: the file ends inside <%s> opened at line %u "
+                             "column %u: close it with </%s>", parser_element_name(open->kind),
+                             open->loc.line, open->loc.column, parser_element_name(open->kind));
                 return;
         }
         if (code == XML_ERROR_TAG_MISMATCH && p->depth > 0 && p->skip_depth == 0) {
