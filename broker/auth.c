@@ -91,6 +91,8 @@ static AuthReply auth_external(Auth *auth, const char *hex, size_t len) {
         char *end;
         unsigned long uid;
 
+        /* Whatever happens next, a failed attempt starts over from AUTH. */
+        auth->state = AUTH_STATE_WAIT_AUTH;
         if (!auth_unhex(hex, len, identity, sizeof(identity)))
                 return AUTH_REPLY_ERROR;
         if (identity[0] == 0) {

@@ -118,7 +118,7 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
         MediateVerdict verdict;
 
-        if (mediate_message(NULL, peer, m, &verdict) != 0)
+        if (peer->dead || mediate_message(NULL, peer, m, &verdict) != 0)
                 return 0;
         bus_monitors_capture(bus, m, NULL);
         (void) bus_queue(peer, m);

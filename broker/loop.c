@@ -243,33 +243,35 @@ static int loop_on_timerfd(LoopSource *source, uint32_t events, void *userdata) 
         return loop_rearm(loop);
 }
 
-int loop_run(Loop *loop) {
+int loop_iterate(Loop *loop, int timeout_msec) {
         struct epoll_event events[LOOP_BATCH];
+        int n, r;
+
+        n = epoll_wait(loop->epoll_fd, events, LOOP_BATCH, timeout_msec);
+        if (n < 0)
+                return errno == EINTR ? 0 : -errno;
+        for (int i = 0; i < n; i++) {
+                LoopSource *source = events[i].data.ptr;
+
+                /* A callback earlier in the batch may have removed it. */
+                if (!source->added)
+                        continue;
+                r = source->fn(source, events[i].events, source->userdata);
+                if (r < 0)
+                        return r;
+        }
+        if (loop->post_fn)
+                return loop->post_fn(loop, loop->post_userdata);
+        return 0;
+}
+
+int loop_run(Loop *loop) {
         int r;
 
         while (!loop->exiting) {
-                int n = epoll_wait(loop->epoll_fd, events, LOOP_BATCH, -1);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                for (int i = 0; i < n; i++) {
-                        LoopSource *source = events[i].data.ptr;
-
-                        /* A callback earlier in the batch may have removed it. */
-                        if (!source->added)
-                                continue;
-                        r = source->fn(source, events[i].events, source->userdata);
-                        if (r < 0)
-                                return r;
-                }
-                if (loop->post_fn) {
-                        r = loop->post_fn(loop, loop->post_userdata);
-                        if (r < 0)
-                                return r;
-                }
+                r = loop_iterate(loop, -1);
+                if (r < 0)
+                        return r;
         }
         return loop->exit_code;
 }

@@ -52,6 +52,11 @@ static inline bool loop_timer_armed(const LoopTimer *timer) {
 
 void loop_set_post(Loop *loop, LoopPostFn fn, void *userdata);
 
+/*
+ * One batch: waits up to timeout_msec (-1: forever) for events, dispatches
+ * them and the post callback. Returns 0, or a negative errno.
+ */
+int loop_iterate(Loop *loop, int timeout_msec);
 /* Runs until loop_exit(); returns the exit code, or a negative errno. */
 int loop_run(Loop *loop);
 void loop_exit(Loop *loop, int code);
