@@ -222,7 +222,8 @@ static int expect(MessageBuilder *b, const char *t, size_t tlen) {
         BuilderFrame *f = &b->frames[b->depth];
 
         if (b->depth == 0) {
-                if (b->signature_len + tlen > VALIDATE_SIGNATURE_MAX)
+                /* A dict entry is no complete type: only an array may hold one. */
+                if (t[0] == '{' || b->signature_len + tlen > VALIDATE_SIGNATURE_MAX)
                         return -EINVAL;
                 memcpy(b->signature + b->signature_len, t, tlen);
                 b->signature_len += tlen;
