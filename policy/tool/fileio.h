@@ -1,0 +1,51 @@
+/* File helpers for mssf-policy: bounded reads, atomic writes, snapshots. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "macro.h"
+
+/* Files mssf-policy reads whole (manifests, rule files, policy.db). */
+#define FILEIO_MAX_SIZE (64u * 1024u * 1024u)
+
+/*
+ * Read path whole into a NUL-terminated buffer (*ret_size without the NUL).
+ * -ENOENT when absent, -EFBIG beyond FILEIO_MAX_SIZE, other -errno.
+ */
+int fileio_read(const char *path, char **ret, size_t *ret_size);
+
+/*
+ * Replace path with data: write a temporary file beside it, fsync, rename
+ * over, fsync the directory. Readers see the old or the new file, never a
+ * part. On failure path is unchanged and no temporary file is left.
+ */
+int fileio_write_atomic(const char *path, const void *data, size_t size, mode_t mode);
+
+/* unlink that treats an absent file as done. */
+int fileio_unlink(const char *path);
+
+/* mkdir -p with mode for what it creates. */
+int fileio_mkdir_p(const char *path, mode_t mode);
+
+/* "dir/name" (allocated) or NULL. */
+char *fileio_join(const char *dir, const char *name);
+
+/*
+ * What a file was: its content and mode, or absent. Restoring puts that
+ * back exactly (atomically), so a transaction can undo a write.
+ */
+typedef struct FileSnapshot {
+        char *path;
+        bool exists;
+        char *data;                     /* (nullable) when !exists */
+        size_t size;
+        mode_t mode;
+} FileSnapshot;
+
+int file_snapshot_new(const char *path, FileSnapshot **ret);
+FileSnapshot *file_snapshot_free(FileSnapshot *s);
+int file_snapshot_restore(const FileSnapshot *s);
+
+DEFINE_CLEANUP(FileSnapshot *, file_snapshot_free);

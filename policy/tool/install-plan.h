@@ -1,0 +1,60 @@
+/* What an install or remove will change, computed before anything is changed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diagnostic.h"
+#include "paths.h"
+#include "smack-rules.h"
+#include "transaction.h"
+
+typedef struct Package Package;
+typedef struct PolicySet PolicySet;
+
+/* One file of the rule store, before and after. */
+typedef struct RuleFile {
+        char *name;                     /* "mssf-PACKAGE" */
+        char *old_text;                 /* (nullable) absent before */
+        char *new_text;                 /* (nullable) absent after */
+} RuleFile;
+
+typedef struct InstallPlan {
+        char *package;
+        char *origin;                   /* (nullable) install: --origin */
+        char *manifest_data;            /* (nullable) install: the bytes to copy; remove: NULL */
+        size_t manifest_size;
+        Package *parsed;                /* (nullable) install: until the set takes it */
+        const Package *new_package;     /* (nullable) in set: the package after */
+        Package *old_package;           /* (nullable) the installed version, if it loads */
+        bool was_installed;
+        PolicySet *set;                 /* the installed set after the change */
+        uint8_t *policy_data;           /* policy.db after */
+        size_t policy_size;
+        RuleFile *rule_files;
+        size_t n_rule_files;
+        SmackRules *kernel_changes;     /* pairs to set in the kernel, with their access */
+} InstallPlan;
+
+enum {
+        INSTALL_PLAN_E_INVALID = 1,     /* errors are in diag */
+};
+
+int install_plan_new(const char *package, InstallPlan **ret);
+InstallPlan *install_plan_free(InstallPlan *plan);
+
+/* install: validate the package name and parse the manifest (errors name path:line:column). */
+int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *origin,
+                               Diagnostics *diag);
+
+/* Load the installed set without plan->package, then add plan->parsed (if any). */
+int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
+
+/* After policy_set_resolve(): every package's rule file, and the kernel changes. */
+int install_plan_rules(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
+
+/* Write (or remove) each rule file whose text changes. */
+int install_plan_write_rules(Transaction *t, const InstallPlan *plan, const ToolPaths *paths);
+
+DEFINE_CLEANUP(InstallPlan *, install_plan_free);

@@ -1,0 +1,273 @@
+/*
+ * install, remove and compile: the changes mssf-policy makes to a system.
+ *
+ * Each change is planned in memory first (parse and validate the
+ * manifest, load every installed one, resolve grants, generate every
+ * package's rule file, compile policy.db), so that every check that can
+ * refuse runs before anything is touched. Only then is the system
+ * changed, step by step, through one Transaction: manifest copy and
+ * origin, SMACK64EXEC labels, rule files, kernel rules, policy.db. A
+ * failure at any step rolls all of it back. The bus is told last, after
+ * the commit; a bus that is not running is only a note.
+ *
+ * Rule files are regenerated for every installed package on every change,
+ * because one package's rules depend on others (an app's rule to reach a
+ * service exists only while that service is installed). The kernel gets,
+ * for every (subject, object) pair whose rule-store union changed, that
+ * union: what the remaining files still list stays, whoever added it.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus-reload.h"
+#include "compile.h"
+#include "fileio.h"
+#include "installed.h"
+#include "install-plan.h"
+#include "manifest.h"
+#include "model.h"
+#include "operations.h"
+#include "policyset.h"
+#include "smack-setup.h"
+#include "transaction.h"
+
+static int report_compile_error(ToolContext *c, int r, const PolicyCompileError *error) {
+        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                        "cannot compile the policy%s%s%s%s%s%s: %s",
+                        error->package ? " (package " : "", error->package ? error->package : "",
+                        error->package ? ")" : "", error->name ? ", bus name " : "",
+                        error->name ? error->name : "",
+                        error->other_package ? " also declared by " : "",
+                        r == POLICY_COMPILE_E_CONFLICT ? "two packages declare one bus name"
+                                                       : "a value the policy format refuses");
+        return TOOL_E_INVALID;
+}
+
+/* Compile, resolve and generate everything the new state needs. */
+static int plan_prepare(ToolContext *c, InstallPlan *plan) {
+        PolicyCompileError error = {};
+        int r;
+
+        r = policy_set_resolve(plan->set, c->diag);
+        if (r < 0)
+                return r;
+        r = policy_compile(plan->set, &plan->policy_data, &plan->policy_size, &error);
+        if (r > 0)
+                return report_compile_error(c, r, &error);
+        if (r < 0)
+                return r;
+        return install_plan_rules(plan, &c->paths, c->diag);
+}
+
+static int ensure_dirs(const ToolPaths *paths) {
+        const char *files[] = { paths->policy_db };
+        const char *dirs[] = { paths->manifest_dir, paths->origin_dir, paths->rules_dir };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                r = fileio_mkdir_p(dirs[i], 0755);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *dir = strdup(files[i]);
+
+                if (!dir)
+                        return -ENOMEM;
+                r = fileio_mkdir_p(dirname(dir), 0755);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The installed copy of the manifest and its origin (install), or neither (remove). */
+static int step_manifest(Transaction *t, ToolContext *c, const InstallPlan *plan) {
+        _cleanup_free_ char *manifest = installed_manifest_path(&c->paths, plan->package);
+        _cleanup_free_ char *origin = installed_origin_path(&c->paths, plan->package);
+        _cleanup_free_ char *origin_line = NULL;
+        int r;
+
+        if (!manifest || !origin)
+                return -ENOMEM;
+        if (!plan->manifest_data) {
+                r = transaction_remove_file(t, manifest);
+                if (r >= 0)
+                        r = transaction_remove_file(t, origin);
+                return r;
+        }
+        r = transaction_write_file(t, manifest, plan->manifest_data, plan->manifest_size, 0644);
+        if (r < 0)
+                return r;
+        if (!plan->origin)
+                return transaction_remove_file(t, origin);
+        if (asprintf(&origin_line, "%s\n", plan->origin) < 0)
+                return -ENOMEM;
+        return transaction_write_file(t, origin, origin_line, strlen(origin_line), 0644);
+}
+
+static int step_kernel(Transaction *t, ToolContext *c, const InstallPlan *plan) {
+        if (!c->paths.smackfs)
+                return 0;
+        for (size_t i = 0; i < plan->kernel_changes->n_rules; i++) {
+                const SmackRule *rule = &plan->kernel_changes->rules[i];
+                int r = transaction_set_kernel_rule(t, rule->subject, rule->object, rule->access);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
+        int r;
+
+        r = ensure_dirs(&c->paths);
+        if (r < 0)
+                return r;
+        r = step_manifest(t, c, plan);
+        if (r < 0)
+                return r;
+        r = smack_setup_label(t, &c->paths, plan->old_package,
+                              plan->new_package, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = install_plan_write_rules(t, plan, &c->paths);
+        if (r < 0)
+                return r;
+        r = step_kernel(t, c, plan);
+        if (r < 0)
+                return r;
+        return transaction_write_file(t, c->paths.policy_db, plan->policy_data, plan->policy_size,
+                                      0644);
+}
+
+static void tell_bus(ToolContext *c) {
+        _cleanup_free_ char *message = NULL;
+        int r;
+
+        if (!c->paths.reload_bus)
+                return;
+        r = bus_reload(&message);
+        if (r == BUS_RELOAD_E_NO_BUS)
+                fprintf(c->err, "note: no system bus is running; it will read the new policy "
+                        "when it starts\n");
+        else if (r < 0)
+                fprintf(c->err, "warning: the system bus did not reload (%s%s%s); the new policy "
+                        "is installed: run 'mssf-policy compile' or restart the bus\n",
+                        strerror(-r), message ? ": " : "", message ? message : "");
+}
+
+/* Lock, prepare, apply, commit (or roll back), then tell the bus. */
+static int run_plan(ToolContext *c, InstallPlan *plan) {
+        _cleanup_(transaction_freep) Transaction *t = NULL;
+        int r;
+
+        r = plan_prepare(c, plan);
+        if (r != 0)
+                return r;
+        r = transaction_new(c->paths.smackfs, &t);
+        if (r < 0)
+                return r;
+        r = apply_plan(t, c, plan);
+        if (r != 0) {
+                int undo = transaction_rollback(t);
+
+                if (undo < 0)
+                        fprintf(c->err, "error: rolling back failed too (%s): the system may "
+                                "be half-changed; run 'mssf-policy compile' after fixing it\n",
+                                strerror(-undo));
+                return r;
+        }
+        transaction_commit(t);
+        tell_bus(c);
+        return 0;
+}
+
+int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin) {
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = install_plan_new(package, &plan);
+        if (r < 0)
+                return r;
+        r = install_plan_read_manifest(plan, manifest, origin, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = installed_lock(&c->paths, &lock);
+        if (r < 0)
+                return r;
+        r = install_plan_load(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        return run_plan(c, plan);
+}
+
+int tool_remove(ToolContext *c, const char *package) {
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = install_plan_new(package, &plan);
+        if (r < 0)
+                return r;
+        r = installed_lock(&c->paths, &lock);
+        if (r < 0)
+                return r;
+        r = install_plan_load(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        if (!plan->was_installed) {
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                                "package %s is not installed (no %s/%s.xml)", package,
+                                c->paths.manifest_dir, package);
+                return TOOL_E_NOT_INSTALLED;
+        }
+        return run_plan(c, plan);
+}
+
+int tool_compile(ToolContext *c, const char *output) {
+        _cleanup_(policy_set_freep) PolicySet *set = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_close_ int lock = -1;
+        PolicyCompileError error = {};
+        size_t size = 0;
+        int r;
+
+        if (!output) {
+                r = installed_lock(&c->paths, &lock);
+                if (r < 0)
+                        return r;
+        }
+        r = installed_load(&c->paths, NULL, c->diag, &set);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = policy_set_resolve(set, c->diag);
+        if (r < 0)
+                return r;
+        r = policy_compile(set, &data, &size, &error);
+        if (r > 0)
+                return report_compile_error(c, r, &error);
+        if (r < 0)
+                return r;
+        if (!output) {
+                _cleanup_free_ char *dir = strdup(c->paths.policy_db);
+
+                if (!dir)
+                        return -ENOMEM;
+                r = fileio_mkdir_p(dirname(dir), 0755);
+                if (r < 0)
+                        return r;
+        }
+        r = fileio_write_atomic(output ? output : c->paths.policy_db, data, size, 0644);
+        if (r < 0)
+                return r;
+        if (!output)
+                tell_bus(c);
+        return 0;
+}

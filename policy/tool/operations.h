@@ -1,0 +1,43 @@
+/* The mssf-policy operations: install, remove, compile, list, dump, explain. */
+#pragma once
+
+#include <stdio.h>
+
+#include "diagnostic.h"
+#include "paths.h"
+
+/*
+ * Expected outcomes, one per exit code of the command (docs/mssf-policy.md);
+ * negative errno values are failures (exit 1). Every operation that fails
+ * leaves files, labels, kernel rules and policy.db as they were.
+ */
+enum {
+        TOOL_E_INVALID = 3,             /* a manifest (or the installed set) has errors: see diag */
+        TOOL_E_NOT_INSTALLED = 4,       /* no such package, or no policy.db */
+        TOOL_E_DENIED = 5,              /* explain: the message would be denied */
+};
+
+typedef struct ToolContext {
+        ToolPaths paths;
+        Diagnostics *diag;              /* manifest problems, with file:line:column */
+        FILE *out;                      /* what the user reads */
+        FILE *err;                      /* notes and warnings */
+} ToolContext;
+
+int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin);
+int tool_remove(ToolContext *c, const char *package);
+/* output NULL: paths.policy_db (and the bus is asked to reload). */
+int tool_compile(ToolContext *c, const char *output);
+int tool_list(ToolContext *c);
+int tool_dump(ToolContext *c);
+
+typedef struct ExplainQuery {
+        const char *label;
+        const char *destination;
+        const char *path;               /* (nullable) "/" */
+        const char *interface;          /* (nullable) */
+        const char *member;
+        int signal;                     /* a signal from destination to label */
+} ExplainQuery;
+
+int tool_explain(ToolContext *c, const ExplainQuery *query);

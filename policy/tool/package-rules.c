@@ -1,0 +1,129 @@
+/*
+ * From grants to Smack rules.
+ *
+ * DESIGN.md decision 4: a resource token is a Smack label and holding it
+ * is the rule "App Token w", so the kernel alone says who holds what, for
+ * the bus and for kernel objects labelled with the token alike. On top of
+ * that an app must be able to reach the services it was granted tokens
+ * for, and they must be able to answer it: the bus checks the sender's
+ * label has w on the receiver's, both ways. So a grant of T also makes
+ * "App P w" and "P App w" for every package P that provides T or guards
+ * one of its D-Bus members with T (oFono guarding its modem methods with
+ * the global Cellular). Nothing is granted that policy_set_resolve() did
+ * not grant: a request the device policy refused, or for a token nobody
+ * provides, makes no rule.
+ *
+ * The output depends only on the policy set, so regenerating every
+ * package's rules after any install gives the same files as installing in
+ * another order.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "model.h"
+#include "package-rules.h"
+
+static bool requirement_needs(const Requirement *req, const char *token) {
+        return req->kind == REQUIREMENT_TOKEN && req->token && strcmp(req->token, token) == 0;
+}
+
+static bool interface_needs(const Interface *iface, const char *token) {
+        if (requirement_needs(&iface->default_require, token) ||
+            requirement_needs(&iface->default_write, token))
+                return true;
+        for (size_t i = 0; i < iface->n_members; i++)
+                if (requirement_needs(&iface->members[i]->require, token) ||
+                    requirement_needs(&iface->members[i]->write, token))
+                        return true;
+        return false;
+}
+
+static bool name_needs(const DbusName *name, const char *token) {
+        if (name->own == OWN_TOKEN && name->own_token && strcmp(name->own_token, token) == 0)
+                return true;
+        for (size_t n = 0; n < name->n_nodes; n++)
+                for (size_t i = 0; i < name->nodes[n]->n_interfaces; i++)
+                        if (interface_needs(name->nodes[n]->interfaces[i], token))
+                                return true;
+        return false;
+}
+
+bool package_serves_token(const Package *package, const char *token) {
+        for (size_t i = 0; i < package->n_tokens; i++)
+                if (strcmp(package->tokens[i]->label, token) == 0)
+                        return true;
+        for (size_t i = 0; i < package->n_names; i++)
+                if (name_needs(package->names[i], token))
+                        return true;
+        return false;
+}
+
+static const char *target_label(const Package *package, const RequestTarget *target) {
+        return target->package ? target->package : package->name;
+}
+
+int package_request_subjects(const Package *package, const Request *request,
+                             int (*fn)(const char *label, void *userdata), void *userdata) {
+        if (request->context_install)
+                return 0;
+        if (request->n_targets == 0)
+                return fn(package->name, userdata);
+        for (size_t i = 0; i < request->n_targets; i++) {
+                const char *label = target_label(package, request->targets[i]);
+                bool seen = false;
+                int r;
+
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = strcmp(target_label(package, request->targets[j]), label) == 0;
+                if (seen)
+                        continue;
+                r = fn(label, userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+typedef struct GrantContext {
+        const PolicySet *set;
+        const char *token;
+        SmackRules *rules;
+} GrantContext;
+
+static int add_grant_for_subject(const char *subject, void *userdata) {
+        const GrantContext *c = userdata;
+        int r;
+
+        r = smack_rules_add(c->rules, subject, c->token, SMACK_ACCESS_WRITE);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->set->n_packages; i++) {
+                const Package *service = c->set->packages[i];
+
+                if (strcmp(service->name, subject) == 0 || !package_serves_token(service, c->token))
+                        continue;
+                r = smack_rules_add(c->rules, subject, service->name, SMACK_ACCESS_WRITE);
+                if (r >= 0)
+                        r = smack_rules_add(c->rules, service->name, subject, SMACK_ACCESS_WRITE);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int package_rules_build(const PolicySet *set, const Package *package, SmackRules *rules) {
+        for (size_t i = 0; i < package->n_grants; i++) {
+                const Grant *grant = package->grants[i];
+                GrantContext context = { .set = set, .token = grant->name, .rules = rules };
+                int r;
+
+                if (grant->kind != CREDENTIAL_TOKEN || grant->result != GRANT_GRANTED || !grant->request)
+                        continue;
+                if (!smack_label_valid(grant->name))
+                        return -EINVAL;
+                r = package_request_subjects(package, grant->request, add_grant_for_subject, &context);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

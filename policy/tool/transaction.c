@@ -1,0 +1,255 @@
+/*
+ * The undo log behind mssf-policy's all-or-nothing promise.
+ *
+ * An install touches four kinds of state: files (manifest copy, origin,
+ * rule files, policy.db), extended attributes (SMACK64EXEC), the kernel's
+ * Smack rules, and the running bus (told last, after commit, and never
+ * undone). Before each change the log stores what was there: a file's
+ * bytes and mode or its absence, an xattr's value or its absence, a rule
+ * pair's access in the kernel before the transaction began. Rollback
+ * walks the log backwards and restores each one, and keeps going past a
+ * failure so that one stuck step does not leave the others changed.
+ *
+ * Invariant: an entry is appended before its change is made, and only if
+ * the change is then attempted, so rollback never "restores" something we
+ * never touched. A change that failed half-way is still undone (the saved
+ * state is written back regardless).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "fileio.h"
+#include "smack-kernel.h"
+#include "transaction.h"
+
+#define XATTR_VALUE_MAX 256
+
+typedef enum UndoKind {
+        UNDO_FILE,
+        UNDO_XATTR,
+        UNDO_KERNEL_RULE,
+} UndoKind;
+
+typedef struct Undo {
+        UndoKind kind;
+        FileSnapshot *file;             /* UNDO_FILE */
+        char *path;                     /* UNDO_XATTR */
+        char *name;                     /* UNDO_XATTR */
+        char *value;                    /* (nullable) UNDO_XATTR: NULL = absent */
+        size_t value_size;
+        char *subject;                  /* UNDO_KERNEL_RULE */
+        char *object;
+        unsigned access;                /* UNDO_KERNEL_RULE: the access before */
+} Undo;
+
+struct Transaction {
+        Undo *undos;
+        size_t n_undos;
+        size_t n_allocated;
+        char *smackfs;                  /* (nullable) */
+        SmackRules *kernel_before;      /* (nullable) read at the first kernel change */
+        bool finished;
+};
+
+int transaction_new(const char *smackfs, Transaction **ret) {
+        _cleanup_(transaction_freep) Transaction *t = calloc(1, sizeof(*t));
+
+        if (!t)
+                return -ENOMEM;
+        if (smackfs) {
+                t->smackfs = strdup(smackfs);
+                if (!t->smackfs)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+static void undo_clear(Undo *u) {
+        file_snapshot_free(u->file);
+        free(u->path);
+        free(u->name);
+        free(u->value);
+        free(u->subject);
+        free(u->object);
+}
+
+static void undos_clear(Transaction *t) {
+        for (size_t i = 0; i < t->n_undos; i++)
+                undo_clear(&t->undos[i]);
+        t->n_undos = 0;
+}
+
+Transaction *transaction_free(Transaction *t) {
+        if (!t)
+                return NULL;
+        if (!t->finished)
+                (void) transaction_rollback(t);
+        undos_clear(t);
+        free(t->undos);
+        free(t->smackfs);
+        smack_rules_free(t->kernel_before);
+        free(t);
+        return NULL;
+}
+
+/* Takes *u's contents on success; on failure the caller still owns them. */
+static int undo_append(Transaction *t, Undo *u) {
+        if (t->n_undos == t->n_allocated) {
+                size_t grow = t->n_allocated ? t->n_allocated * 2 : 16;
+                Undo *bigger = reallocarray(t->undos, grow, sizeof(Undo));
+
+                if (!bigger)
+                        return -ENOMEM;
+                t->undos = bigger;
+                t->n_allocated = grow;
+        }
+        t->undos[t->n_undos++] = *u;
+        *u = (Undo) {};
+        return 0;
+}
+
+static int record_file(Transaction *t, const char *path) {
+        Undo u = { .kind = UNDO_FILE };
+        int r;
+
+        r = file_snapshot_new(path, &u.file);
+        if (r < 0)
+                return r;
+        r = undo_append(t, &u);
+        if (r < 0)
+                undo_clear(&u);
+        return r;
+}
+
+int transaction_write_file(Transaction *t, const char *path, const void *data, size_t size,
+                           mode_t mode) {
+        int r = record_file(t, path);
+
+        if (r < 0)
+                return r;
+        return fileio_write_atomic(path, data, size, mode);
+}
+
+int transaction_remove_file(Transaction *t, const char *path) {
+        int r = record_file(t, path);
+
+        if (r < 0)
+                return r;
+        return fileio_unlink(path);
+}
+
+/* The current value: 0 with *ret (NULL when absent), or -errno. */
+static int xattr_read(const char *path, const char *name, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *value = malloc(XATTR_VALUE_MAX + 1);
+        ssize_t n;
+
+        if (!value)
+                return -ENOMEM;
+        n = getxattr(path, name, value, XATTR_VALUE_MAX);
+        if (n < 0) {
+                if (errno != ENODATA)
+                        return -errno;
+                *ret = NULL;
+                *ret_size = 0;
+                return 0;
+        }
+        value[n] = '\0';
+        *ret = TAKE_PTR(value);
+        *ret_size = (size_t) n;
+        return 0;
+}
+
+static int xattr_write(const char *path, const char *name, const char *value, size_t size) {
+        if (value)
+                return setxattr(path, name, value, size, 0) < 0 ? -errno : 0;
+        if (removexattr(path, name) < 0 && errno != ENODATA)
+                return -errno;
+        return 0;
+}
+
+int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
+        Undo u = { .kind = UNDO_XATTR };
+        int r;
+
+        r = xattr_read(path, name, &u.value, &u.value_size);
+        if (r < 0)
+                return r;
+        u.path = strdup(path);
+        u.name = strdup(name);
+        if (!u.path || !u.name) {
+                undo_clear(&u);
+                return -ENOMEM;
+        }
+        r = undo_append(t, &u);
+        if (r < 0) {
+                undo_clear(&u);
+                return r;
+        }
+        return xattr_write(path, name, value, value ? strlen(value) : 0);
+}
+
+int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
+                                unsigned access) {
+        Undo u = { .kind = UNDO_KERNEL_RULE };
+        int r;
+
+        if (!t->smackfs)
+                return -EINVAL;
+        if (!t->kernel_before) {
+                r = smack_kernel_read(t->smackfs, &t->kernel_before);
+                if (r < 0)
+                        return r;
+        }
+        u.subject = strdup(subject);
+        u.object = strdup(object);
+        if (!u.subject || !u.object) {
+                undo_clear(&u);
+                return -ENOMEM;
+        }
+        u.access = smack_rules_get(t->kernel_before, subject, object);
+        r = undo_append(t, &u);
+        if (r < 0) {
+                undo_clear(&u);
+                return r;
+        }
+        return smack_kernel_set(t->smackfs, subject, object, access);
+}
+
+static int undo_apply(const Transaction *t, const Undo *u) {
+        switch (u->kind) {
+        case UNDO_FILE:
+                return file_snapshot_restore(u->file);
+        case UNDO_XATTR:
+                return xattr_write(u->path, u->name, u->value, u->value_size);
+        case UNDO_KERNEL_RULE:
+                return smack_kernel_set(t->smackfs, u->subject, u->object, u->access);
+        }
+        return -EINVAL;
+}
+
+int transaction_rollback(Transaction *t) {
+        int first = 0;
+
+        for (size_t i = t->n_undos; i > 0; i--) {
+                int r = undo_apply(t, &t->undos[i - 1]);
+
+                if (r < 0 && first == 0)
+                        first = r;
+        }
+        undos_clear(t);
+        t->finished = true;
+        return first;
+}
+
+void transaction_commit(Transaction *t) {
+        undos_clear(t);
+        t->finished = true;
+}
+
+size_t transaction_size(const Transaction *t) {
+        return t->n_undos;
+}
