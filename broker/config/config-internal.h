@@ -99,6 +99,12 @@ int config_file_fail(ConfigFile *file, unsigned line, const char *format, ...) _
 int config_file_locate(ConfigFile *file, unsigned line, const char *element, const char **atts,
                        const char *const *names, const char **values, size_t n_names);
 
+/* config-include.c */
+int config_read_file(const char *path, char **ret_data, size_t *ret_size);
+char *config_canonical_name(const char *name);
+int config_include_file(ConfigFile *file, unsigned line, const char *path, bool ignore_missing);
+int config_include_dir(ConfigFile *file, unsigned line, const char *dir);
+
 /* config-policy.c */
 int config_policy_start(ConfigFile *file, unsigned line, const char **atts);
 int config_rule_add(ConfigFile *file, unsigned line, const char *element, bool allow,

@@ -22,15 +22,12 @@
  * CONFIG_MAX_ELEMENT_DEPTH deep; an included file is parsed into its own
  * BusConfig and merged only when it parsed completely.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "address.h"
 #include "config-internal.h"
@@ -122,9 +119,6 @@ static const LimitInfo limit_table[] = {
 };
 #undef LIMIT
 
-static int parse_buffer(ConfigLoader *loader, const char *name, const char *data, size_t size,
-                        const BusConfig *parent, BusConfig **ret);
-
 int config_file_fail(ConfigFile *file, unsigned line, const char *format, ...) {
         char message[768];
         va_list ap;
@@ -205,178 +199,6 @@ static int replace_string(ConfigFile *file, char **field, const char *value) {
         return 0;
 }
 
-static int read_file(const char *path, char **ret_data, size_t *ret_size) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *data = NULL;
-        struct stat st;
-        size_t size = 0;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        data = malloc(CONFIG_MAX_FILE_SIZE + 1);
-        if (!data)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, data + size, CONFIG_MAX_FILE_SIZE + 1 - size);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                size += (size_t)n;
-                if (size > CONFIG_MAX_FILE_SIZE)
-                        return -EFBIG;
-        }
-        *ret_data = TAKE_PTR(data);
-        *ret_size = size;
-        return 0;
-}
-
-static const char *read_error(int r) {
-        if (r == -EFBIG)
-                return "File is larger than 1 MiB";
-        return strerror(-r);
-}
-
-/* Files are told apart by canonical path when they exist, else by name. */
-static char *canonical_name(const char *name) {
-        char *canonical = realpath(name, NULL);
-
-        return canonical ? canonical : strdup(name);
-}
-
-static int include_check_cycle(ConfigFile *file, unsigned line, const char *path) {
-        ConfigLoader *loader = file->loader;
-        _cleanup_free_ char *canonical = canonical_name(path);
-
-        if (!canonical)
-                return config_error_oom(loader->err);
-        for (unsigned i = 0; i < loader->depth; i++)
-                if (strcmp(loader->stack[i], canonical) == 0)
-                        return config_file_fail(file, line, "Circular inclusion of file '%s'", path);
-        return 0;
-}
-
-/* Reads and parses an included file and merges it into file->config. */
-static int include_file(ConfigFile *file, unsigned line, const char *path, bool ignore_missing) {
-        ConfigLoader *loader = file->loader;
-        _cleanup_free_ char *data = NULL;
-        _cleanup_(bus_config_freep) BusConfig *child = NULL;
-        size_t size = 0;
-        int r;
-
-        if (loader->depth >= CONFIG_MAX_INCLUDE_DEPTH)
-                return config_file_fail(file, line, "Includes nested deeper than %d levels at '%s'",
-                                        CONFIG_MAX_INCLUDE_DEPTH, path);
-        if (loader->n_files >= CONFIG_MAX_FILES)
-                return config_file_fail(file, line, "More than %d configuration files", CONFIG_MAX_FILES);
-        r = include_check_cycle(file, line, path);
-        if (r != 0)
-                return r;
-        r = read_file(path, &data, &size);
-        if (r == -ENOENT && ignore_missing)
-                return 0;
-        if (r == -ENOMEM)
-                return config_error_oom(loader->err);
-        if (r < 0)
-                return config_file_fail(file, line, "Failed to open \"%s\": %s", path, read_error(r));
-        r = parse_buffer(loader, path, data, size, file->config, &child);
-        if (r != 0)
-                return r;
-        r = config_merge(file->config, child);
-        return r < 0 ? config_error_oom(loader->err) : 0;
-}
-
-static int conf_name_compare(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int list_conf_files(const char *dir, char ***ret, size_t *ret_n) {
-        DIR *d = opendir(dir);
-        struct dirent *de;
-        char **names = NULL;
-        size_t n = 0;
-        int r = 0;
-
-        if (!d)
-                return -errno;
-        while (r >= 0 && (de = readdir(d))) {
-                size_t len = strlen(de->d_name);
-
-                if (len < 5 || strcmp(de->d_name + len - 5, ".conf") != 0)
-                        continue;
-                r = config_strv_push(&names, &n, de->d_name);
-        }
-        closedir(d);
-        if (r < 0) {
-                for (size_t i = 0; i < n; i++)
-                        free(names[i]);
-                free(names);
-                return r;
-        }
-        if (n > 0)
-                qsort(names, n, sizeof(char *), conf_name_compare);
-        *ret = names;
-        *ret_n = n;
-        return 0;
-}
-
-/*
- * dbus-daemon logs and skips a file of an <includedir> that fails; we keep
- * its message in config->warnings (BUS_CONFIG_STRICT makes it fatal).
- */
-static int include_dir_entry(ConfigFile *file, unsigned line, const char *path) {
-        ConfigLoader *loader = file->loader;
-        int r = include_file(file, line, path, true);
-
-        if (r >= 0 && r != CONFIG_E_INVALID)
-                return r;
-        if (r < 0 || (loader->flags & BUS_CONFIG_STRICT))
-                return r;
-        r = config_strv_push(&file->config->warnings, &file->config->n_warnings,
-                             loader->err->message);
-        loader->err->message[0] = '\0';
-        return r < 0 ? config_error_oom(loader->err) : 0;
-}
-
-static int include_dir(ConfigFile *file, unsigned line, const char *dir) {
-        char **names = NULL;
-        size_t n = 0;
-        int r;
-
-        r = config_strv_push(&file->config->includedirs, &file->config->n_includedirs, dir);
-        if (r < 0)
-                return config_error_oom(file->loader->err);
-        if (file->loader->flags & BUS_CONFIG_NO_INCLUDES)
-                return 0;
-        r = list_conf_files(dir, &names, &n);
-        if (r == -ENOENT)
-                return 0;
-        if (r == -ENOMEM)
-                return config_error_oom(file->loader->err);
-        if (r < 0)
-                return config_file_fail(file, line, "Failed to read directory \"%s\": %s", dir,
-                                        strerror(-r));
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *path = NULL;
-
-                if (r == 0 && asprintf(&path, "%s/%s", dir, names[i]) < 0)
-                        r = config_error_oom(file->loader->err);
-                if (r == 0)
-                        r = include_dir_entry(file, line, path);
-                free(names[i]);
-        }
-        free(names);
-        return r;
-}
-
 static int end_include(ConfigFile *file, const ConfigFrame *frame) {
         _cleanup_free_ char *path = NULL;
         int r;
@@ -389,7 +211,7 @@ static int end_include(ConfigFile *file, const ConfigFrame *frame) {
                 return r;
         if (file->loader->flags & BUS_CONFIG_NO_INCLUDES)
                 return 0;
-        return include_file(file, frame->line, path, frame->ignore_missing);
+        return config_include_file(file, frame->line, path, frame->ignore_missing);
 }
 
 static int end_limit(ConfigFile *file, const ConfigFrame *frame) {
@@ -442,7 +264,7 @@ static int end_path_element(ConfigFile *file, const ConfigFrame *frame) {
                 r = config_servicedir_add(file->config, path);
                 return r < 0 ? config_error_oom(file->loader->err) : 0;
         case CONFIG_ELEMENT_INCLUDEDIR:
-                return include_dir(file, frame->line, path);
+                return config_include_dir(file, frame->line, path);
         default:
                 return -EINVAL;
         }
@@ -861,7 +683,7 @@ static int parse_buffer(ConfigLoader *loader, const char *name, const char *data
         else if (size > CONFIG_MAX_FILE_SIZE) {
                 config_error_printf(loader->err, "%s: File is larger than 1 MiB", name);
                 r = CONFIG_E_INVALID;
-        } else if (!(loader->stack[loader->depth] = canonical_name(name)))
+        } else if (!(loader->stack[loader->depth] = config_canonical_name(name)))
                 r = config_error_oom(loader->err);
         if (r != 0) {
                 free(file.basedir);
@@ -894,7 +716,7 @@ int config_parse_file(ConfigLoader *loader, const char *path, const BusConfig *p
         size_t size = 0;
         int r;
 
-        r = read_file(path, &data, &size);
+        r = config_read_file(path, &data, &size);
         if (r == -ENOMEM)
                 return config_error_oom(loader->err);
         if (r == -EFBIG) {

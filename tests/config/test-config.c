@@ -16,8 +16,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-
-#define FIXTURE(name) FIXTURE_DIR "/" name
+#include "invalid-cases.h"
 
 static BusConfig *load_ok(const char *path, unsigned flags) {
         BusConfig *config = NULL;
@@ -314,53 +313,6 @@ static void test_missing_file(void **state) {
         assert_null(config);
         assert_string_equal(err.message, FIXTURE("nope.conf") ": Failed to open: No such file or directory");
 }
-
-/* Each invalid fixture, and what the user reads: file:line: message. */
-static const struct {
-        const char *name;
-        const char *where_and_what;
-} invalid_cases[] = {
-        { "unknown-element", "2: Element <frobnicate> not allowed inside <busconfig> in configuration file" },
-        { "unknown-root", "1: Unknown element <notbusconfig> at root of configuration file" },
-        { "not-well-formed", "2: mismatched tag (column 11)" },
-        { "rule-outside-policy", "3: Element <allow> not allowed inside <busconfig> in configuration file" },
-        { "unknown-in-policy", "3: Element <permit> not allowed inside <policy> in configuration file" },
-        { "send-receive-mixed", "3: Invalid combination of attributes on element <allow>: send and receive attributes cannot be combined" },
-        { "own-with-send", "3: Invalid combination of attributes on element <allow>: own, own_prefix, user, group and the message-related attributes cannot be combined" },
-        { "user-and-group", "3: Invalid combination of attributes on element <allow>: own, own_prefix, user, group and the message-related attributes cannot be combined" },
-        { "no-attributes", "4: Element <deny> must have one or more attributes" },
-        { "member-without-interface", "3: On element <allow>, if you specify a member you must specify an interface or a path. Keep in mind that not all messages have an interface field." },
-        { "error-with-member", "3: Invalid combination of attributes on element <allow>: send_error cannot be combined with send_member or send_interface" },
-        { "dest-and-prefix", "3: Invalid combination of attributes on element <allow>: send_destination cannot be combined with send_destination_prefix" },
-        { "broadcast-with-dest", "3: Rule with send_broadcast=\"true\" and send_destination=\"a.b\" cannot match anything" },
-        { "bad-bool", "3: Bad value \"yes\" for eavesdrop attribute, must be true or false" },
-        { "bad-type", "3: Bad message type \"method\"" },
-        { "bad-max-fds", "3: Bad value \"-1\" for max_fds attribute, must be an integer in range 0 to 33554432 inclusive" },
-        { "unknown-rule-attribute", "3: Attribute \"send_color\" is invalid on <allow> element in this context" },
-        { "per-user-user-rule", "3: <allow> rule cannot be per-user because it has bus-global semantics" },
-        { "policy-two-contexts", "2: <policy> element must have exactly one of (context|user|group|at_console) attributes" },
-        { "policy-bad-context", "2: context attribute on <policy> must have the value \"default\" or \"mandatory\", not \"sometimes\"" },
-        { "policy-bad-console", "2: Unknown value \"maybe\" for at_console in message bus configuration file" },
-        { "unknown-limit", "2: There is no limit called \"max_fun\"" },
-        { "limit-not-number", "2: <limit name=\"auth_timeout\"> element has invalid value (could not parse as integer)" },
-        { "limit-negative", "2: <limit name=\"max_message_size\"> must be a positive number" },
-        { "limit-too-large", "2: <limit name=\"auth_timeout\"> value is too large" },
-        { "limit-no-name", "2: <limit> element must have a \"name\" attribute" },
-        { "empty-listen", "2: XML element <listen> was expected to have content inside it" },
-        { "bad-listen", "2: Invalid <listen> address \"unix:dir=/a,path=/b\": Cannot specify two of \"path\", \"dir\", \"tmpdir\", \"abstract\" and \"runtime\" at the same time" },
-        { "tcp-listen", "2: Invalid <listen> address \"tcp:host=localhost,port=0\": The tcp: transport is not supported by this bus; use unix: or systemd:" },
-        { "text-in-busconfig", "2: No text content expected inside XML element busconfig in configuration file" },
-        { "child-of-text-element", "2: Element <name> is not allowed in this context" },
-        { "attribute-on-fork", "2: Attribute \"now\" is invalid on <fork> element in this context" },
-        { "include-bad-flag", "2: ignore_missing attribute must have value \"yes\" or \"no\"" },
-        { "include-missing", "3: Failed to open \"" FIXTURE("invalid/no-such-file.conf") "\": No such file or directory" },
-        { "selinux-child", "3: Element <allow> not allowed inside <selinux> in configuration file" },
-        { "associate-incomplete", "3: Element <associate> must have attributes own=\"<servicename>\" and context=\"<selinux context>\"" },
-        { "apparmor-bad-mode", "2: Mode attribute on <apparmor> must have value \"required\", \"enabled\" or \"disabled\", not \"paranoid\"" },
-        { "entity", "2: Entity declarations are not allowed in configuration files" },
-        { "empty", "1: no element found (column 0)" },
-        { "child-of-allow", "4: Element <deny> is not allowed in this context" },
-};
 
 static void test_invalid_fixtures(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(invalid_cases); i++) {
