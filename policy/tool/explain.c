@@ -120,26 +120,42 @@ static const char *or_dash(const char *s) {
         return s ? s : "-";
 }
 
-static void print_decision(ToolContext *c, int r, const PolicyDecision *d, const Oracle *oracle) {
-        fprintf(c->out, "%s\n", r == 0 ? "allowed" : "denied");
+/* For an allowed message: the rule that let it through, from the policy itself. */
+static void print_allowing_rule(ToolContext *c, const PolicyDb *db, const ExplainQuery *q,
+                                const PolicyMessage *m) {
+        PolicyKind kind = q->signal ? POLICY_KIND_SIGNAL : POLICY_KIND_METHOD;
+        PolicyRequirement req = {};
+
+        if (!policy_db_declares_name(db, q->destination)) {
+                fprintf(c->out, "reason: no manifest declares %s\n", q->destination);
+                return;
+        }
+        if (policy_db_lookup(db, q->destination, kind, m->path, m->interface, m->member, &req) != 0) {
+                fprintf(c->out, "reason: no rule covers it, and an uncovered %s is open\n",
+                        policy_kind_to_string(kind));
+                return;
+        }
+        fprintf(c->out, "rule: name %s, %s %s %s.%s ->", req.name, policy_kind_to_string(kind),
+                req.path, or_dash(req.interface), or_dash(req.member));
+        if (req.n_tokens == 0)
+                fprintf(c->out, " open");
+        for (size_t i = 0; i < req.n_tokens; i++)
+                fprintf(c->out, " %s", policy_requirement_token(&req, i));
+        fprintf(c->out, "\n");
+}
+
+static void print_denial(ToolContext *c, int r, const PolicyDecision *d) {
         if (r < 0) {
                 fprintf(c->out, "reason: the decision failed (%s), which denies\n", strerror(-r));
                 return;
         }
-        if (r == 0 && !d->name) {
-                fprintf(c->out, "reason: no manifest declares the destination\n");
-                return;
-        }
-        if (r > 0)
-                fprintf(c->out, "reason: %s\n", or_dash(policy_decide_outcome_to_string(r)));
+        fprintf(c->out, "reason: %s\n", or_dash(policy_decide_outcome_to_string(r)));
         fprintf(c->out, "rule: name %s, %s %s %s.%s\n", or_dash(d->name),
                 policy_kind_to_string(d->kind), or_dash(d->path), or_dash(d->interface),
                 or_dash(d->member));
         if (d->token)
                 fprintf(c->out, "token: %s (label %s does not hold it)\n", d->token,
                         or_dash(d->label));
-        fprintf(c->out, "tokens from: %s\n", oracle->smackfs ? "the kernel (access2)"
-                                                             : "the rule store");
 }
 
 int tool_explain(ToolContext *c, const ExplainQuery *query) {
@@ -171,6 +187,12 @@ int tool_explain(ToolContext *c, const ExplainQuery *query) {
                              &decision);
         if (r == -EINVAL)
                 return r;
-        print_decision(c, r, &decision, &oracle);
+        fprintf(c->out, "%s\n", r == 0 ? "allowed" : "denied");
+        if (r == 0)
+                print_allowing_rule(c, db, query, &message);
+        else
+                print_denial(c, r, &decision);
+        fprintf(c->out, "tokens from: %s\n", oracle.smackfs ? "the kernel (access2)"
+                                                            : "the rule store");
         return r == 0 ? 0 : TOOL_E_DENIED;
 }

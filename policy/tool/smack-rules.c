@@ -162,21 +162,22 @@ void smack_access_format(unsigned access, char buf[SMACK_ACCESS_STRING_MAX]) {
         buf[n] = '\0';
 }
 
-/* One line, modified in place: 0, 1 (nothing on it) or SMACK_RULES_E_SYNTAX. */
+/* One line, modified in place (a comment or blank one adds nothing): 0 or SMACK_RULES_E_SYNTAX. */
 static int parse_line(SmackRules *rules, char *line, bool replace) {
         char *fields[4] = {};
         size_t n = 0;
         unsigned access;
         int r;
 
+        line += strspn(line, " \t\r");
+        if (*line == '\0' || *line == '#' || *line == ';')
+                return 0;
         for (char *save = NULL, *word = strtok_r(line, " \t\r", &save); word;
              word = strtok_r(NULL, " \t\r", &save)) {
                 if (n == ELEMENTSOF(fields))
                         return SMACK_RULES_E_SYNTAX;
                 fields[n++] = word;
         }
-        if (n == 0 || fields[0][0] == '#' || fields[0][0] == ';')
-                return 1;
         if (n != 3 || !smack_label_valid(fields[0]) || !smack_label_valid(fields[1]))
                 return SMACK_RULES_E_SYNTAX;
         r = smack_access_parse(fields[2], &access);
