@@ -126,3 +126,11 @@ char **busconfig_warnings_free(char **warnings);
 
 DEFINE_CLEANUP(BusconfigPolicy *, busconfig_policy_unref);
 DEFINE_CLEANUP(BusconfigClient *, busconfig_client_unref);
+
+/*
+ * Describes why a verdict was reached, for AccessDenied texts and logs:
+ * 'denied by <deny send_destination="x" send_member="Y"/> (file:line) in
+ * context="default" (file:line)', or 'no rule allows it' when none
+ * matched. Always NUL-terminates; truncates to size.
+ */
+void busconfig_verdict_describe(const BusconfigVerdict *verdict, char *buf, size_t size);

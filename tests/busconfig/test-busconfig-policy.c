@@ -376,12 +376,40 @@ static void test_client_keeps_policy(void **state) {
         busconfig_client_unref(client);
 }
 
+static void test_describe(void **state) {
+        const char *xml = "<busconfig>\n<policy context=\"default\">\n<allow send_destination=\"org.foo\"/>\n"
+                          "<deny send_destination=\"org.foo\" send_interface=\"org.foo.I\" send_member=\"Bad\"/>\n"
+                          "</policy>\n</busconfig>";
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        assert_int_equal(bus_config_load_string("d.conf", xml, strlen(xml), BUS_CONFIG_NO_INCLUDES, &config, NULL), 0);
+        _cleanup_(busconfig_policy_unrefp) BusconfigPolicy *policy = NULL;
+        assert_int_equal(busconfig_policy_new(config, 0, &policy, NULL), 0);
+        BusconfigIdentity id = { 1000, NULL, 0, false };
+        _cleanup_(busconfig_client_unrefp) BusconfigClient *client = NULL;
+        assert_int_equal(busconfig_policy_get_client(policy, &id, &client), 0);
+        const char *names[] = { "org.foo" };
+        BusconfigPeer peer = { ":1.2", names, 1 };
+        BusconfigMessage m = { .type = 1, .interface = "org.foo.I", .member = "Bad", .destination = "org.foo" };
+        BusconfigVerdict v;
+        char text[512];
+        busconfig_client_check_send(client, &m, &peer, false, &v);
+        busconfig_verdict_describe(&v, text, sizeof(text));
+        assert_string_equal(text, "denied by <deny send_destination=\"org.foo\" send_interface=\"org.foo.I\" "
+                                  "send_member=\"Bad\"/> (d.conf:4) in context=\"default\" (d.conf:2)");
+        busconfig_client_check_own(client, "org.foo", &v);
+        busconfig_verdict_describe(&v, text, sizeof(text));
+        assert_string_equal(text, "no rule allows it");
+        busconfig_verdict_describe(&v, text, 5);
+        assert_string_equal(text, "no r");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table),
                 cmocka_unit_test(test_clients_shared),
                 cmocka_unit_test(test_unknown_names_warned),
                 cmocka_unit_test(test_client_keeps_policy),
+                cmocka_unit_test(test_describe),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
