@@ -239,6 +239,8 @@ def invalid_shapes():
     INVALID['bad-iface'] = message(1, [(1, ObjPath('/')), (2, 'noDots'), (3, 'M')])
     INVALID['bad-dest'] = message(1, [(1, ObjPath('/')), (3, 'M'), (6, 'org..x')])
     INVALID['bad-sender'] = message(1, [(1, ObjPath('/')), (3, 'M'), (7, '1.x')])
+    INVALID['sender-unique-no-dot'] = message(1, [(1, ObjPath('/')), (3, 'M'), (7, ':1-7')])
+    INVALID['dest-unique-empty'] = message(1, [(1, ObjPath('/')), (3, 'M'), (6, ':')])
     INVALID['bad-error-name'] = message(3, [(4, 'x'), (5, 1)])
     INVALID['local-path'] = message(1, [(1, ObjPath('/org/freedesktop/DBus/Local')), (3, 'M')])
     INVALID['local-iface'] = message(4, [(1, ObjPath('/')), (2, 'org.freedesktop.DBus.Local'), (3, 'M')])
