@@ -302,7 +302,7 @@ static int parse_finish(MatchParse *p, MatchRule **ret) {
                 rule->args[i].value = rebase(p->args[i].value, scratch, strings);
         }
         ilist_init(&rule->owner_link);
-        ilist_init(&rule->bucket_link);
+        ilist_init(&rule->leaf_link);
         *ret = rule;
         return 0;
 }

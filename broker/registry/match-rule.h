@@ -8,7 +8,7 @@
 #include "ilist.h"
 #include "match.h"
 
-typedef struct MatchBucket MatchBucket;
+typedef struct MatchLeaf MatchLeaf;
 
 enum {
         MATCH_ARG_STRING,       /* argN: string equality */
@@ -25,9 +25,9 @@ typedef struct MatchArgRule {
 
 struct MatchRule {
         MatchOwner *owner;      /* (nullable) NULL for a standalone parsed rule */
-        MatchBucket *bucket;    /* (nullable) the index bucket holding it */
+        MatchLeaf *leaf;        /* (nullable) the index list holding it */
         IList owner_link;       /* in owner->rules */
-        IList bucket_link;      /* in bucket->rules */
+        IList leaf_link;        /* in leaf->rules */
 
         uint8_t type;           /* 0: any */
         bool eavesdrop;

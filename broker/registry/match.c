@@ -4,23 +4,34 @@
  * Job: AddMatch/RemoveMatch bookkeeping and, for each routed message, the
  * set of peers with at least one matching rule, each reported once.
  *
- * Index: rules are grouped first by their sender key (a MatchSenderSet per
- * distinct sender='...' value, plus one wildcard set for rules without a
- * sender), then inside a set by the pair (interface, member), either of
- * which may be absent, into MatchBuckets. A message can only match rules
- * in the wildcard set, the set of its sender's unique name and the sets of
- * the names its sender primary-owns; inside each it can only match the
- * buckets (iface, member), (iface, *), (*, member) and (*, *). So delivery
- * costs a handful of hash lookups plus a full test of just the candidate
- * rules, whatever the number of peers and rules on the bus. Empty buckets
- * and sets are freed at once, so the index never outgrows the rules.
+ * Index, from the root down (each level only keys a rule cannot match
+ * without, so a lookup miss prunes everything below it):
+ *   1. eavesdrop: rules with eavesdrop='true' live in their own index.
+ *      A message with a destination can only match those, so unicast
+ *      traffic never looks at the ordinary rules at all.
+ *   2. sender: one MatchSenderSet per distinct sender='...' value, plus a
+ *      wildcard set for rules without a sender. A message looks at the
+ *      wildcard set, the set of its sender's unique name and the sets of
+ *      the names its sender primary-owns.
+ *   3. (interface, member), either possibly absent: a message looks at
+ *      the buckets (iface, member), (iface, *), (*, member) and (*, *).
+ *   4. inside a bucket, a rule goes to one leaf list: by its arg0 string
+ *      if it has one (NameOwnerChanged trackers: thousands of rules that
+ *      differ only in arg0), else by its exact path, else by its
+ *      path_namespace (looked up for each '/'-prefix of the message path),
+ *      else the bucket's plain list.
+ * Only the rules on the leaves reached are tested in full, so delivery
+ * costs a few hash lookups plus the candidates, whatever the number of
+ * peers and rules on the bus. Empty leaves, buckets and sets are freed at
+ * once, so the index never outgrows the rules.
  *
  * Dedup: each dispatch bumps the registry stamp; an owner already called
  * back carries the current stamp and is skipped.
  *
- * Invariants: a rule with an owner is on its owner's list and in exactly
- * one bucket; a bucket is in its set's map iff it has rules; a sender set
- * is in the senders map iff it has buckets (the wildcard set is embedded).
+ * Invariants: a rule with an owner is on its owner's list and on exactly
+ * one leaf; a leaf is in its bucket iff it has rules (the plain leaf is
+ * embedded); a bucket is in its set iff it has a rule; a sender set is in
+ * its index iff it has a bucket (wildcard sets are embedded).
  *
  * Trust: rule text is untrusted and goes through match_rule_parse(); the
  * MatchMessage is the bus's own view of a validated message.
@@ -31,6 +42,7 @@
 #include <string.h>
 
 #include "match-rule.h"
+#include "message.h"
 #include "names.h"
 #include "strmap.h"
 #include "validate.h"
@@ -38,21 +50,47 @@
 /* interface '\1' member: neither can contain '\1', so keys are unambiguous. */
 #define MATCH_KEY_MAX (2 * VALIDATE_NAME_MAX + 1)
 
+typedef struct MatchIndex MatchIndex;
+typedef struct MatchBucket MatchBucket;
+
+enum {
+        MATCH_LEAF_PLAIN,
+        MATCH_LEAF_ARG0,
+        MATCH_LEAF_PATH,
+        MATCH_LEAF_NAMESPACE,
+        _MATCH_LEAF_N,
+};
+
+struct MatchLeaf {
+        MatchBucket *bucket;
+        uint8_t kind;
+        char *key;              /* (owned) (nullable) NULL for the plain leaf */
+        size_t key_len;
+        IList rules;            /* MatchRule.leaf_link */
+};
+
+struct MatchBucket {
+        struct MatchSenderSet *set;
+        char *key;              /* (owned) */
+        size_t key_len;
+        MatchLeaf plain;
+        StrMap leaves[_MATCH_LEAF_N];   /* by kind; [MATCH_LEAF_PLAIN] unused */
+};
+
 typedef struct MatchSenderSet {
+        MatchIndex *index;
         char *name;             /* (owned) (nullable) NULL for the wildcard set */
         StrMap buckets;         /* key -> MatchBucket */
 } MatchSenderSet;
 
-struct MatchBucket {
-        MatchSenderSet *set;
-        char *key;              /* (owned) */
-        size_t key_len;
-        IList rules;            /* MatchRule.bucket_link */
+struct MatchIndex {
+        MatchSenderSet wildcard;
+        StrMap senders;         /* sender name -> MatchSenderSet */
 };
 
 struct MatchRegistry {
-        MatchSenderSet wildcard;
-        StrMap senders;         /* sender name -> MatchSenderSet */
+        MatchIndex normal;
+        MatchIndex eavesdrop;
         size_t n_rules;
         uint64_t stamp;
 };
@@ -75,12 +113,42 @@ static bool bucket_key(const char *interface, const char *member, char buf[MATCH
         return true;
 }
 
+/* Which leaf of its bucket a rule belongs to, and under which key. */
+static uint8_t rule_leaf_kind(const MatchRule *rule, const char **ret_key, size_t *ret_len) {
+        if (rule->n_args > 0 && rule->args[0].index == 0 && rule->args[0].kind == MATCH_ARG_STRING) {
+                *ret_key = rule->args[0].value;
+                *ret_len = rule->args[0].len;
+                return MATCH_LEAF_ARG0;
+        }
+        if (rule->path) {
+                *ret_key = rule->path;
+                *ret_len = strlen(rule->path);
+                return rule->path_is_namespace ? MATCH_LEAF_NAMESPACE : MATCH_LEAF_PATH;
+        }
+        *ret_key = NULL;
+        *ret_len = 0;
+        return MATCH_LEAF_PLAIN;
+}
+
+static void index_init(MatchIndex *index) {
+        *index = (MatchIndex){ .wildcard.index = index };
+        strmap_init(&index->wildcard.buckets);
+        strmap_init(&index->senders);
+}
+
+static void index_deinit(MatchIndex *index) {
+        assert(strmap_size(&index->wildcard.buckets) == 0);
+        assert(strmap_size(&index->senders) == 0);
+        strmap_deinit(&index->wildcard.buckets);
+        strmap_deinit(&index->senders);
+}
+
 int match_registry_new(MatchRegistry **ret) {
         MatchRegistry *registry = calloc(1, sizeof(*registry));
         if (!registry)
                 return -ENOMEM;
-        strmap_init(&registry->wildcard.buckets);
-        strmap_init(&registry->senders);
+        index_init(&registry->normal);
+        index_init(&registry->eavesdrop);
         *ret = registry;
         return 0;
 }
@@ -89,8 +157,8 @@ MatchRegistry *match_registry_free(MatchRegistry *registry) {
         if (!registry)
                 return NULL;
         assert(registry->n_rules == 0);
-        strmap_deinit(&registry->wildcard.buckets);
-        strmap_deinit(&registry->senders);
+        index_deinit(&registry->normal);
+        index_deinit(&registry->eavesdrop);
         free(registry);
         return NULL;
 }
@@ -104,35 +172,61 @@ void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *p
         ilist_init(&owner->rules);
 }
 
-static void sender_set_free(MatchRegistry *registry, MatchSenderSet *set) {
-        if (!set->name)
-                return;         /* the wildcard set lives in the registry */
-        strmap_remove(&registry->senders, set->name);
+/* --- freeing what became empty ------------------------------------------ */
+
+static void set_gc(MatchSenderSet *set) {
+        if (!set->name || strmap_size(&set->buckets) > 0)
+                return;         /* the wildcard set is embedded */
+        strmap_remove(&set->index->senders, set->name);
         strmap_deinit(&set->buckets);
         free(set->name);
         free(set);
 }
 
-static void bucket_free(MatchRegistry *registry, MatchBucket *bucket) {
-        MatchSenderSet *set = bucket->set;
-
-        strmap_remove_n(&set->buckets, bucket->key, bucket->key_len);
-        free(bucket->key);
-        free(bucket);
-        if (strmap_size(&set->buckets) == 0)
-                sender_set_free(registry, set);
+static bool bucket_is_empty(const MatchBucket *bucket) {
+        if (!ilist_is_empty(&bucket->plain.rules))
+                return false;
+        for (size_t k = MATCH_LEAF_PLAIN + 1; k < _MATCH_LEAF_N; k++)
+                if (strmap_size(&bucket->leaves[k]) > 0)
+                        return false;
+        return true;
 }
 
-/* Unlinks rule from its owner and bucket, frees what became empty, frees rule. */
+static void bucket_gc(MatchBucket *bucket) {
+        MatchSenderSet *set = bucket->set;
+
+        if (!bucket_is_empty(bucket))
+                return;
+        strmap_remove_n(&set->buckets, bucket->key, bucket->key_len);
+        for (size_t k = 0; k < _MATCH_LEAF_N; k++)
+                strmap_deinit(&bucket->leaves[k]);
+        free(bucket->key);
+        free(bucket);
+        set_gc(set);
+}
+
+static void leaf_gc(MatchLeaf *leaf) {
+        MatchBucket *bucket = leaf->bucket;
+
+        if (!ilist_is_empty(&leaf->rules))
+                return;
+        if (leaf->kind != MATCH_LEAF_PLAIN) {
+                strmap_remove_n(&bucket->leaves[leaf->kind], leaf->key, leaf->key_len);
+                free(leaf->key);
+                free(leaf);
+        }
+        bucket_gc(bucket);
+}
+
+/* Unlinks rule from its owner and the index, frees what became empty, frees rule. */
 static void rule_remove(MatchRegistry *registry, MatchRule *rule) {
-        MatchBucket *bucket = rule->bucket;
+        MatchLeaf *leaf = rule->leaf;
 
         ilist_remove(&rule->owner_link);
-        ilist_remove(&rule->bucket_link);
+        ilist_remove(&rule->leaf_link);
         rule->owner->n_rules--;
         registry->n_rules--;
-        if (ilist_is_empty(&bucket->rules))
-                bucket_free(registry, bucket);
+        leaf_gc(leaf);
         match_rule_free(rule);
 }
 
@@ -141,13 +235,10 @@ void match_owner_deinit(MatchOwner *owner) {
                 rule_remove(owner->registry, ILIST_ENTRY(owner->rules.next, MatchRule, owner_link));
 }
 
-static int sender_set_get(MatchRegistry *registry, const char *sender, MatchSenderSet **ret) {
-        if (!sender) {
-                *ret = &registry->wildcard;
-                return 0;
-        }
+/* --- finding or creating the place of a rule ----------------------------- */
 
-        MatchSenderSet *set = strmap_get(&registry->senders, sender);
+static int set_get(MatchIndex *index, const char *sender, MatchSenderSet **ret) {
+        MatchSenderSet *set = sender ? strmap_get(&index->senders, sender) : &index->wildcard;
         if (set) {
                 *ret = set;
                 return 0;
@@ -156,9 +247,10 @@ static int sender_set_get(MatchRegistry *registry, const char *sender, MatchSend
         set = calloc(1, sizeof(*set));
         if (!set)
                 return -ENOMEM;
+        set->index = index;
         strmap_init(&set->buckets);
         set->name = strdup(sender);
-        if (!set->name || strmap_put(&registry->senders, set->name, set) != 0) {
+        if (!set->name || strmap_put(&index->senders, set->name, set) != 0) {
                 free(set->name);
                 free(set);
                 return -ENOMEM;
@@ -179,7 +271,10 @@ static int bucket_get(MatchSenderSet *set, const char *key, size_t key_len, Matc
                 return -ENOMEM;
         bucket->set = set;
         bucket->key_len = key_len;
-        ilist_init(&bucket->rules);
+        bucket->plain = (MatchLeaf){ .bucket = bucket, .kind = MATCH_LEAF_PLAIN };
+        ilist_init(&bucket->plain.rules);
+        for (size_t k = 0; k < _MATCH_LEAF_N; k++)
+                strmap_init(&bucket->leaves[k]);
         bucket->key = strndup(key, key_len);
         if (!bucket->key || strmap_put_n(&set->buckets, bucket->key, key_len, bucket) != 0) {
                 free(bucket->key);
@@ -190,11 +285,40 @@ static int bucket_get(MatchSenderSet *set, const char *key, size_t key_len, Matc
         return 0;
 }
 
-/* Puts rule into the index and onto owner's list; nothing changes on failure. */
-static int rule_insert(MatchOwner *owner, MatchRule *rule) {
-        MatchRegistry *registry = owner->registry;
+static int leaf_get(MatchBucket *bucket, uint8_t kind, const char *key, size_t key_len,
+                    MatchLeaf **ret) {
+        if (kind == MATCH_LEAF_PLAIN) {
+                *ret = &bucket->plain;
+                return 0;
+        }
+
+        MatchLeaf *leaf = strmap_get_n(&bucket->leaves[kind], key, key_len);
+        if (leaf) {
+                *ret = leaf;
+                return 0;
+        }
+
+        leaf = calloc(1, sizeof(*leaf));
+        if (!leaf)
+                return -ENOMEM;
+        *leaf = (MatchLeaf){ .bucket = bucket, .kind = kind, .key_len = key_len };
+        ilist_init(&leaf->rules);
+        leaf->key = strndup(key, key_len);
+        if (!leaf->key || strmap_put_n(&bucket->leaves[kind], leaf->key, key_len, leaf) != 0) {
+                free(leaf->key);
+                free(leaf);
+                return -ENOMEM;
+        }
+        *ret = leaf;
+        return 0;
+}
+
+/* The leaf for rule, created as needed; on failure nothing new is left behind. */
+static int rule_find_leaf(MatchRegistry *registry, const MatchRule *rule, MatchLeaf **ret) {
+        MatchIndex *index = rule->eavesdrop ? &registry->eavesdrop : &registry->normal;
         char key[MATCH_KEY_MAX + 1];
-        size_t key_len;
+        size_t key_len, leaf_key_len;
+        const char *leaf_key;
         MatchSenderSet *set;
         MatchBucket *bucket;
         int r;
@@ -202,27 +326,27 @@ static int rule_insert(MatchOwner *owner, MatchRule *rule) {
         /* Parsed values are validated names: at most VALIDATE_NAME_MAX each. */
         if (!bucket_key(rule->interface, rule->member, key, &key_len))
                 return -EINVAL;
-        r = sender_set_get(registry, rule->sender, &set);
+        uint8_t kind = rule_leaf_kind(rule, &leaf_key, &leaf_key_len);
+
+        r = set_get(index, rule->sender, &set);
         if (r < 0)
                 return r;
         r = bucket_get(set, key, key_len, &bucket);
         if (r < 0) {
-                if (strmap_size(&set->buckets) == 0)
-                        sender_set_free(registry, set);
+                set_gc(set);
                 return r;
         }
-
-        rule->owner = owner;
-        rule->bucket = bucket;
-        ilist_append(&bucket->rules, &rule->bucket_link);
-        ilist_append(&owner->rules, &rule->owner_link);
-        owner->n_rules++;
-        registry->n_rules++;
+        r = leaf_get(bucket, kind, leaf_key, leaf_key_len, ret);
+        if (r < 0) {
+                bucket_gc(bucket);
+                return r;
+        }
         return 0;
 }
 
 int match_owner_add(MatchOwner *owner, const char *text, size_t n, size_t max_rules) {
         _cleanup_(match_rule_freep) MatchRule *rule = NULL;
+        MatchLeaf *leaf;
         int r;
 
         if (owner->n_rules >= max_rules)
@@ -230,9 +354,16 @@ int match_owner_add(MatchOwner *owner, const char *text, size_t n, size_t max_ru
         r = match_rule_parse(text, n, &rule);
         if (r != 0)
                 return r;
-        r = rule_insert(owner, rule);
+        r = rule_find_leaf(owner->registry, rule, &leaf);
         if (r < 0)
                 return r;
+
+        rule->owner = owner;
+        rule->leaf = leaf;
+        ilist_append(&leaf->rules, &rule->leaf_link);
+        ilist_append(&owner->rules, &rule->owner_link);
+        owner->n_rules++;
+        owner->registry->n_rules++;
         TAKE_PTR(rule);
         return 0;
 }
@@ -256,21 +387,42 @@ int match_owner_remove(MatchOwner *owner, const char *text, size_t n) {
         return MATCH_E_NOT_FOUND;
 }
 
-void match_registry_forget_sender(MatchRegistry *registry, const char *unique_name) {
-        MatchSenderSet *set;
+/* Any rule of the set (which, being in the index, has one). */
+static MatchRule *set_any_rule(const MatchSenderSet *set) {
+        size_t iter = 0;
+        void *value = NULL;
 
-        /* Each removal may free its bucket, and the last one the set: look up afresh. */
-        while ((set = strmap_get(&registry->senders, unique_name))) {
-                size_t iter = 0;
-                void *value = NULL;
+        if (!strmap_next(&set->buckets, &iter, NULL, &value))
+                return NULL;
 
-                /* A set in the map has at least one bucket, a bucket at least one rule. */
-                if (!strmap_next(&set->buckets, &iter, NULL, &value))
-                        break;
-                MatchBucket *bucket = value;
-                rule_remove(registry, ILIST_ENTRY(bucket->rules.next, MatchRule, bucket_link));
+        MatchBucket *bucket = value;
+        if (!ilist_is_empty(&bucket->plain.rules))
+                return ILIST_ENTRY(bucket->plain.rules.next, MatchRule, leaf_link);
+        for (size_t k = MATCH_LEAF_PLAIN + 1; k < _MATCH_LEAF_N; k++) {
+                iter = 0;
+                if (strmap_next(&bucket->leaves[k], &iter, NULL, &value)) {
+                        MatchLeaf *leaf = value;
+                        return ILIST_ENTRY(leaf->rules.next, MatchRule, leaf_link);
+                }
         }
+        return NULL;
 }
+
+static void index_forget_sender(MatchRegistry *registry, MatchIndex *index, const char *name) {
+        MatchSenderSet *set;
+        MatchRule *rule;
+
+        /* Each removal may free its leaf, bucket and set: look up afresh. */
+        while ((set = strmap_get(&index->senders, name)) && (rule = set_any_rule(set)))
+                rule_remove(registry, rule);
+}
+
+void match_registry_forget_sender(MatchRegistry *registry, const char *unique_name) {
+        index_forget_sender(registry, &registry->normal, unique_name);
+        index_forget_sender(registry, &registry->eavesdrop, unique_name);
+}
+
+/* --- delivery ------------------------------------------------------------ */
 
 typedef struct MatchDispatch {
         MatchRegistry *registry;
@@ -280,11 +432,9 @@ typedef struct MatchDispatch {
         bool eavesdrop;
 } MatchDispatch;
 
-static int dispatch_bucket(MatchDispatch *d, const MatchBucket *bucket) {
-        const IList *l;
-
-        for (l = bucket->rules.next; l != &bucket->rules; l = l->next) {
-                const MatchRule *rule = ILIST_ENTRY(l, MatchRule, bucket_link);
+static int dispatch_leaf(MatchDispatch *d, const MatchLeaf *leaf) {
+        for (const IList *l = leaf->rules.next; l != &leaf->rules; l = l->next) {
+                const MatchRule *rule = ILIST_ENTRY(l, MatchRule, leaf_link);
                 MatchOwner *owner = rule->owner;
 
                 if (owner->stamp == d->registry->stamp)
@@ -301,6 +451,40 @@ static int dispatch_bucket(MatchDispatch *d, const MatchBucket *bucket) {
         return 0;
 }
 
+static int dispatch_keyed(MatchDispatch *d, const MatchBucket *bucket, uint8_t kind,
+                          const char *key, size_t key_len) {
+        const MatchLeaf *leaf = strmap_get_n(&bucket->leaves[kind], key, key_len);
+        return leaf ? dispatch_leaf(d, leaf) : 0;
+}
+
+/* path_namespace leaves: "/" and every prefix of the path ending at a '/' boundary. */
+static int dispatch_namespaces(MatchDispatch *d, const MatchBucket *bucket, const char *path) {
+        size_t len = strlen(path);
+        int r;
+
+        r = dispatch_keyed(d, bucket, MATCH_LEAF_NAMESPACE, "/", 1);
+        for (size_t i = 2; r == 0 && i <= len; i++)
+                if (path[i] == '/' || path[i] == '\0')
+                        r = dispatch_keyed(d, bucket, MATCH_LEAF_NAMESPACE, path, i);
+        return r;
+}
+
+static int dispatch_bucket(MatchDispatch *d, const MatchBucket *bucket) {
+        const MatchMessage *msg = d->msg;
+        int r;
+
+        r = dispatch_leaf(d, &bucket->plain);
+        if (r == 0 && strmap_size(&bucket->leaves[MATCH_LEAF_ARG0]) > 0 && msg->n_args > 0 &&
+            msg->args[0].type == 's' && msg->args[0].str)
+                r = dispatch_keyed(d, bucket, MATCH_LEAF_ARG0, msg->args[0].str, strlen(msg->args[0].str));
+        if (r == 0 && msg->path && strmap_size(&bucket->leaves[MATCH_LEAF_PATH]) > 0)
+                r = dispatch_keyed(d, bucket, MATCH_LEAF_PATH, msg->path, strlen(msg->path));
+        if (r == 0 && msg->path && msg->path[0] == '/' &&
+            strmap_size(&bucket->leaves[MATCH_LEAF_NAMESPACE]) > 0)
+                r = dispatch_namespaces(d, bucket, msg->path);
+        return r;
+}
+
 static int dispatch_set(MatchDispatch *d, const MatchSenderSet *set) {
         const MatchMessage *msg = d->msg;
         const char *combos[4][2] = {
@@ -310,6 +494,8 @@ static int dispatch_set(MatchDispatch *d, const MatchSenderSet *set) {
                 { NULL, NULL },
         };
 
+        if (strmap_size(&set->buckets) == 0)
+                return 0;
         for (size_t i = 0; i < ELEMENTSOF(combos); i++) {
                 char key[MATCH_KEY_MAX + 1];
                 size_t key_len;
@@ -331,9 +517,34 @@ static int dispatch_set(MatchDispatch *d, const MatchSenderSet *set) {
         return 0;
 }
 
-static int dispatch_sender(MatchDispatch *d, const char *name) {
-        const MatchSenderSet *set = strmap_get(&d->registry->senders, name);
-        return set ? dispatch_set(d, set) : 0;
+static int dispatch_index(MatchDispatch *d, const MatchIndex *index) {
+        const MatchMessage *msg = d->msg;
+        int r;
+
+        r = dispatch_set(d, &index->wildcard);
+        if (r != 0 || strmap_size(&index->senders) == 0)
+                return r;
+        if (msg->sender) {
+                const MatchSenderSet *set = strmap_get(&index->senders, msg->sender);
+                r = set ? dispatch_set(d, set) : 0;
+                if (r != 0)
+                        return r;
+        }
+        if (!msg->sender_names)
+                return 0;
+
+        const IList *iter = NULL;
+        const char *name;
+        bool primary;
+        while (name_peer_state_next(msg->sender_names, &iter, &name, &primary)) {
+                if (!primary)
+                        continue;
+                const MatchSenderSet *set = strmap_get(&index->senders, name);
+                r = set ? dispatch_set(d, set) : 0;
+                if (r != 0)
+                        return r;
+        }
+        return 0;
 }
 
 int match_registry_dispatch(MatchRegistry *registry, const MatchMessage *msg,
@@ -348,26 +559,11 @@ int match_registry_dispatch(MatchRegistry *registry, const MatchMessage *msg,
                 return 0;
         registry->stamp++;
 
-        r = dispatch_set(&d, &registry->wildcard);
-        if (r != 0 || strmap_size(&registry->senders) == 0)
-                return r;
-        if (msg->sender) {
-                r = dispatch_sender(&d, msg->sender);
+        /* Only eavesdroppers can match a message that has a destination. */
+        if (!msg->destination) {
+                r = dispatch_index(&d, &registry->normal);
                 if (r != 0)
                         return r;
         }
-        if (msg->sender_names) {
-                const IList *iter = NULL;
-                const char *name;
-                bool primary;
-
-                while (name_peer_state_next(msg->sender_names, &iter, &name, &primary)) {
-                        if (!primary)
-                                continue;
-                        r = dispatch_sender(&d, name);
-                        if (r != 0)
-                                return r;
-                }
-        }
-        return 0;
+        return dispatch_index(&d, &registry->eavesdrop);
 }

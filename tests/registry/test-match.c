@@ -560,13 +560,19 @@ static void test_index_against_brute_force(void **state) {
         static const char *const senders[] = { NULL, ":1.1", ":1.2", "org.example.Svc", "org.freedesktop.DBus" };
         static const char *const ifaces[] = { NULL, "org.example.A", "org.example.B" };
         static const char *const members[] = { NULL, "Foo", "Bar" };
-        static const char *const extras[] = { "", ",type='signal'", ",type='method_call',eavesdrop='true'",
-                                              ",path_namespace='/a'", ",arg0='x'", ",eavesdrop='true'" };
+        static const char *const extras[] = {
+                "", ",type='signal'", ",type='method_call',eavesdrop='true'", ",path_namespace='/a'",
+                ",arg0='x'", ",eavesdrop='true'", ",path='/a/b'", ",arg0='y'", ",arg0path='/a/'",
+                ",path_namespace='/'", ",arg0='x',path='/c'", ",path_namespace='/a/b'",
+                ",arg1='x',path='/a'", ",eavesdrop='true',arg0='x'", ",eavesdrop='true',path='/c'",
+        };
+        const size_t n_extras = sizeof(extras) / sizeof(extras[0]);
         NameRegistry *names = NULL;
         NamePeerState svc;
         NameChange change;
         uint32_t reply;
         unsigned seed = 7;
+        static char texts[N_OWNERS][6][256];
 
         assert_int_equal(name_registry_new(&names), 0);
         name_peer_state_init(&svc, NULL, ":1.2");
@@ -578,7 +584,7 @@ static void test_index_against_brute_force(void **state) {
                         seed = seed * 1103515245u + 12345u;
                         unsigned x = seed >> 8;
                         const char *s = senders[x % 5], *i = ifaces[(x / 5) % 3];
-                        const char *m = members[(x / 15) % 3], *e = extras[(x / 45) % 6];
+                        const char *m = members[(x / 15) % 3], *e = extras[(x / 45) % n_extras];
                         size_t len = 0;
 
                         if (s)
@@ -588,13 +594,15 @@ static void test_index_against_brute_force(void **state) {
                         if (m)
                                 len += (size_t)snprintf(text + len, sizeof(text) - len, "member='%s',", m);
                         snprintf(text + len, sizeof(text) - len, "%s", e[0] ? e + 1 : "");
+                        memcpy(texts[o][k], text, sizeof(text));
                         int r = add(&f->owners[o], text, 100);
                         if (r != 0)
                                 fail_msg("rule \"%s\": %d", text, r);
                 }
         }
 
-        for (int round = 0; round < 2000; round++) {
+        size_t total = 0;
+        for (int round = 0; round < 20000; round++) {
                 TestMessage t;
                 Seen seen = { 0 };
                 seed = seed * 1103515245u + 12345u;
@@ -606,10 +614,16 @@ static void test_index_against_brute_force(void **state) {
                 t.msg.sender_names = strcmp(t.msg.sender, ":1.2") == 0 ? &svc : NULL;
                 t.msg.interface = ifaces[(x / 8) % 3];
                 t.msg.member = members[(x / 24) % 3];
-                t.msg.path = (x / 72) % 2 ? "/a/b" : "/c";
-                t.msg.destination = (x / 144) % 3 == 0 ? ":1.5" : NULL;
-                if ((x / 432) % 2)
-                        tm_arg(&t, 0, 's', "x");
+                const char *paths[] = { "/a/b", "/c", "/a", "/", "/a/b/c", "/ab" };
+                t.msg.path = paths[(x / 72) % 6];
+                t.msg.destination = (x / 432) % 3 == 0 ? ":1.5" : NULL;
+                switch ((x / 1296) % 5) {
+                case 0: tm_arg(&t, 0, 's', "x"); break;
+                case 1: tm_arg(&t, 0, 's', "y"); break;
+                case 2: tm_arg(&t, 0, 'o', "/a/b"); break;
+                case 3: tm_arg(&t, 0, 's', "y"); tm_arg(&t, 1, 's', "x"); break;
+                default: break;
+                }
 
                 dispatch(f, &t.msg, &seen);
                 for (size_t o = 0; o < N_OWNERS; o++) {
@@ -617,11 +631,21 @@ static void test_index_against_brute_force(void **state) {
                         for (IList *l = f->owners[o].rules.next; l != &f->owners[o].rules; l = l->next)
                                 if (match_rule_matches(ILIST_ENTRY(l, MatchRule, owner_link), &t.msg))
                                         expected = true;
+                        total += expected;
                         if (seen.count[o] != (expected ? 1u : 0u))
                                 fail_msg("round %d owner %zu: called %u times, expected %d",
                                          round, o, seen.count[o], expected);
                 }
         }
+
+        /* The mix must produce plenty of matches, or the comparison proves little. */
+        assert_true(total > 20000);
+
+        /* Removing every rule again through RemoveMatch empties the index. */
+        for (int k = 5; k >= 0; k--)
+                for (size_t o = 0; o < N_OWNERS; o++)
+                        assert_int_equal(del(&f->owners[o], texts[o][k]), 0);
+        assert_int_equal(match_registry_n_rules(f->registry), 0);
 
         while (names_release_next(names, &svc, &change) == 0)
                 ;
