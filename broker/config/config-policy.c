@@ -220,7 +220,8 @@ static int fill_message_rule(ConfigFile *file, const RuleAttrs *a, BusPolicyRule
                 r = parse_fds(file, a, A_MIN_FDS, 0, &rule->min_fds);
         if (r != 0)
                 return r;
-        rule->log = v[A_LOG] && strcmp(v[A_LOG], "true") == 0;
+        /* dbus-daemon honours log= on send rules only. */
+        rule->log = send && v[A_LOG] && strcmp(v[A_LOG], "true") == 0;
         if (!dup_match(v[send ? A_SEND_INTERFACE : A_RECEIVE_INTERFACE], &rule->interface) ||
             !dup_match(v[send ? A_SEND_MEMBER : A_RECEIVE_MEMBER], &rule->member) ||
             !dup_match(v[send ? A_SEND_ERROR : A_RECEIVE_ERROR], &rule->error) ||

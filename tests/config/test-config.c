@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -371,6 +372,66 @@ static void test_string_load_and_bounds(void **state) {
         free(big);
 }
 
+/* A chain of includes deeper than the bound fails where the bound is hit. */
+static void test_include_depth(void **state) {
+        char dir[] = "/tmp/test-config-XXXXXX";
+        char path[600], expected[1024];
+        BusConfig *config = NULL;
+        ConfigError err = {};
+
+        assert_non_null(mkdtemp(dir));
+        for (int i = 0; i < 20; i++) {
+                FILE *f;
+
+                snprintf(path, sizeof(path), "%s/%d.conf", dir, i);
+                f = fopen(path, "w");
+                assert_non_null(f);
+                fprintf(f, "<busconfig>\n  <include>%d.conf</include>\n</busconfig>\n", i + 1);
+                fclose(f);
+        }
+        snprintf(path, sizeof(path), "%s/0.conf", dir);
+        assert_int_equal(bus_config_load(path, &config, &err), CONFIG_E_INVALID);
+        assert_null(config);
+        snprintf(expected, sizeof(expected), "%s/15.conf:2: Includes nested deeper than 16 levels at '%s/16.conf'",
+                 dir, dir);
+        assert_string_equal(err.message, expected);
+        for (int i = 0; i < 20; i++) {
+                snprintf(path, sizeof(path), "%s/%d.conf", dir, i);
+                unlink(path);
+        }
+        rmdir(dir);
+}
+
+static void test_text_bound(void **state) {
+        size_t n = 5000;
+        char *text = malloc(n + 64);
+        BusConfig *config = NULL;
+        ConfigError err = {};
+        int len;
+
+        assert_non_null(text);
+        len = sprintf(text, "<busconfig>\n<user>");
+        memset(text + len, 'u', n);
+        strcpy(text + len + n, "</user></busconfig>");
+        assert_int_equal(bus_config_load_string("/etc/t.conf", text, strlen(text), 0, &config, &err),
+                         CONFIG_E_INVALID);
+        assert_string_equal(err.message, "/etc/t.conf:2: Text content longer than 4096 bytes");
+        free(text);
+}
+
+static void test_log_only_on_send(void **state) {
+        static const char text[] =
+                "<busconfig><policy context=\"default\">"
+                "<allow receive_sender=\"a.b\" log=\"true\"/>"
+                "<deny send_destination=\"a.b\" log=\"true\"/>"
+                "</policy></busconfig>";
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+
+        assert_int_equal(bus_config_load_string("/etc/l.conf", text, strlen(text), 0, &config, NULL), 0);
+        assert_false(rule_at(config, 0, 0)->log);
+        assert_true(rule_at(config, 0, 1)->log);
+}
+
 static void test_session_servicedirs(void **state) {
         char **dirs = NULL;
 
@@ -419,6 +480,9 @@ int main(void) {
                 cmocka_unit_test(test_invalid_fixtures),
                 cmocka_unit_test(test_invalid_fixtures_all_listed),
                 cmocka_unit_test(test_string_load_and_bounds),
+                cmocka_unit_test(test_include_depth),
+                cmocka_unit_test(test_text_bound),
+                cmocka_unit_test(test_log_only_on_send),
                 cmocka_unit_test(test_session_servicedirs),
         };
 
