@@ -486,7 +486,8 @@ int manifest_package_name_from_path(const char *path, char **ret) {
         _cleanup_free_ char *name = strndup(base, n);
         if (!name)
                 return -ENOMEM;
-        if (!manifest_valid_package_label(name))
+        /* A hidden file (".aegis") names no package. */
+        if (name[0] == '.' || !manifest_valid_package_label(name))
                 return MANIFEST_E_INVALID;
         *ret = TAKE_PTR(name);
         return 0;
