@@ -51,12 +51,19 @@ int connection_init(Connection *c, int fd, const ConnectionLimits *limits,
         return 0;
 }
 
-static void connection_close_in_fds(Connection *c, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                safe_close(c->in_fds[i]);
+/* Drops the first n received fds from the queue (not closing them). */
+static void connection_forget_in_fds(Connection *c, size_t n) {
+        if (n == 0)
+                return;
         memmove(c->in_fds, c->in_fds + n, (c->n_in_fds - n) * sizeof(int));
         memmove(c->in_fds_pos, c->in_fds_pos + n, (c->n_in_fds - n) * sizeof(uint64_t));
         c->n_in_fds -= n;
+}
+
+static void connection_close_in_fds(Connection *c, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                safe_close(c->in_fds[i]);
+        connection_forget_in_fds(c, n);
 }
 
 void connection_deinit(Connection *c) {
@@ -225,9 +232,7 @@ static int connection_parse(Connection *c, ConnectionMessageFn fn, void *userdat
                 if (r != 0)
                         return r < 0 ? r : CONNECTION_E_CLOSED;
                 /* The message owns them now: forget without closing. */
-                memmove(c->in_fds, c->in_fds + n_fds, (c->n_in_fds - n_fds) * sizeof(int));
-                memmove(c->in_fds_pos, c->in_fds_pos + n_fds, (c->n_in_fds - n_fds) * sizeof(uint64_t));
-                c->n_in_fds -= n_fds;
+                connection_forget_in_fds(c, n_fds);
                 c->in_start += total;
 
                 r = fn(m, userdata);
