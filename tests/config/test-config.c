@@ -403,20 +403,20 @@ static void test_include_depth(void **state) {
 }
 
 static void test_text_bound(void **state) {
-        size_t n = 5000;
-        char *text = malloc(n + 64);
+        static const char head[] = "<busconfig>\n<user>", tail[] = "</user></busconfig>";
+        static char text[sizeof(head) + 5000 + sizeof(tail)];
         BusConfig *config = NULL;
         ConfigError err = {};
-        int len;
+        size_t len = 0;
 
-        assert_non_null(text);
-        len = sprintf(text, "<busconfig>\n<user>");
-        memset(text + len, 'u', n);
-        strcpy(text + len + n, "</user></busconfig>");
-        assert_int_equal(bus_config_load_string("/etc/t.conf", text, strlen(text), 0, &config, &err),
-                         CONFIG_E_INVALID);
+        memcpy(text, head, strlen(head));
+        len += strlen(head);
+        for (size_t i = 0; i < 5000; i++)
+                text[len++] = 'u';
+        memcpy(text + len, tail, strlen(tail));
+        len += strlen(tail);
+        assert_int_equal(bus_config_load_string("/etc/t.conf", text, len, 0, &config, &err), CONFIG_E_INVALID);
         assert_string_equal(err.message, "/etc/t.conf:2: Text content longer than 4096 bytes");
-        free(text);
 }
 
 static void test_log_only_on_send(void **state) {
