@@ -1,0 +1,209 @@
+/*
+ * The builder: input validation, merging of repeated declarations, the
+ * derived interface-less unions, order independence (byte-identical
+ * output), and a large policy whose every rule must be found again.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "builder.h"
+#include "db-read.h"
+
+typedef struct Decl {
+        const char *name;
+        PolicyKind kind;
+        const char *path, *interface, *member, *token;
+} Decl;
+
+static const Decl decls[] = {
+        { "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I1", "M", "T1" },
+        { "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I2", "M", "T2" },
+        { "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I2", "N", NULL },
+        { "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I3", NULL, "T3" },
+        { "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I1", "M", NULL },
+        { "org.example.A", POLICY_KIND_SIGNAL, "/a", "org.example.I1", "S", "T1" },
+        { "org.example.B", POLICY_KIND_METHOD, "/", "org.example.I1", "M", "pkg::x" },
+        { "org.example.B", POLICY_KIND_PROPERTY_READ, "/", "org.example.I1", "P", "T1" },
+        { "org.example.B", POLICY_KIND_PROPERTY_WRITE, "/", "org.example.I1", "P", "T2" },
+};
+
+static void build(bool reverse, uint8_t **ret, size_t *ret_size) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        const char *globals[] = { "G1", "G2", "G1" };
+        uint32_t handle;
+
+        assert_int_equal(policy_builder_new(&b), 0);
+        for (size_t k = 0; k < ELEMENTSOF(decls); k++) {
+                const Decl *d = &decls[reverse ? ELEMENTSOF(decls) - 1 - k : k];
+
+                assert_int_equal(policy_builder_add_name(b, d->name, &handle), 0);
+                assert_int_equal(policy_builder_add_owner(b, handle, reverse ? "z" : "y"), 0);
+                assert_int_equal(policy_builder_add_owner(b, handle, reverse ? "y" : "z"), 0);
+                assert_int_equal(policy_builder_add_rule(b, handle, d->kind, d->path, d->interface,
+                                                         d->member, d->token), 0);
+        }
+        for (size_t k = 0; k < ELEMENTSOF(globals); k++)
+                assert_int_equal(policy_builder_add_global_token(
+                                         b, globals[reverse ? ELEMENTSOF(globals) - 1 - k : k]),
+                                 0);
+        assert_int_equal(policy_builder_build(b, ret, ret_size), 0);
+}
+
+static void test_order_independent(void **state) {
+        _cleanup_free_ uint8_t *a = NULL, *b = NULL, *c = NULL;
+        size_t na, nb, nc;
+
+        build(false, &a, &na);
+        build(true, &b, &nb);
+        build(false, &c, &nc);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na);
+        assert_int_equal(na, nc);
+        assert_memory_equal(a, c, na);
+}
+
+static void expect(PolicyDb *db, const char *name, PolicyKind kind, const char *path,
+                   const char *iface, const char *member, int result, const char *tokens) {
+        PolicyRequirement req;
+        char joined[256] = "";
+
+        assert_int_equal(policy_db_lookup(db, name, kind, path, iface, member, &req), result);
+        if (result != 0)
+                return;
+        for (size_t i = 0; i < req.n_tokens; i++) {
+                if (i > 0)
+                        strcat(joined, " ");
+                strcat(joined, policy_requirement_token(&req, i));
+        }
+        assert_string_equal(joined, tokens);
+}
+
+static void test_merge_and_unions(void **state) {
+        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size;
+
+        build(false, &data, &size);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+        /* Declared open once and with T1 once: T1 is needed. */
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I1", "M", 0, "T1");
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I2", "N", 0, "");
+        /* I3 has only a default. */
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I3", "M", 0, "T3");
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", "org.example.I1", "X",
+               POLICY_DB_UNCOVERED, NULL);
+        /* Without interface: M of I1 and I2, plus I3's default. */
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "M", 0, "T1 T2 T3");
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "N", 0, "T3");
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "X", 0, "T3");
+        /* Kinds do not mix: the signal's union is its own. */
+        expect(db, "org.example.A", POLICY_KIND_SIGNAL, "/a", NULL, "S", 0, "T1");
+        expect(db, "org.example.A", POLICY_KIND_SIGNAL, "/a", NULL, "M", POLICY_DB_UNCOVERED,
+               NULL);
+        expect(db, "org.example.B", POLICY_KIND_PROPERTY_WRITE, "/", NULL, "P", 0, "T2");
+        expect(db, "org.example.B", POLICY_KIND_PROPERTY_READ, "/", "org.example.I1", "P", 0,
+               "T1");
+        expect(db, "org.example.B", POLICY_KIND_METHOD, "/", "org.example.I1", "M", 0, "pkg::x");
+        assert_true(policy_db_is_global_token(db, "G1"));
+        assert_true(policy_db_is_global_token(db, "G2"));
+}
+
+static void test_invalid_input(void **state) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        char long_label[300];
+        uint32_t h;
+
+        memset(long_label, 'a', sizeof(long_label) - 1);
+        long_label[sizeof(long_label) - 1] = '\0';
+        assert_int_equal(policy_builder_new(&b), 0);
+        assert_int_equal(policy_builder_add_name(b, ":1.42", &h), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_name(b, "noDots", &h), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_name(b, "org..x", &h), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_name(b, NULL, &h), -EINVAL);
+        assert_int_equal(policy_builder_add_name(b, "org.example.ok-dash", &h), 0);
+        assert_int_equal(policy_builder_add_owner(b, h, "-starts-with-dash"),
+                         POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_owner(b, h, "has/slash"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_owner(b, h, "has space"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_owner(b, h, long_label), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_owner(b, h + 1, "ok"), -EINVAL);
+        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/a/", "a.b", "c", NULL),
+                         POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/a", "a", "c", NULL),
+                         POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/a", "a.b", "c.d",
+                                                 NULL), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/a", "a.b", "c",
+                                                 "bad\"label"), POLICY_BUILDER_E_INVALID);
+        /* The interface-less rules are the builder's to derive. */
+        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/a", NULL, "c", NULL),
+                         -EINVAL);
+        assert_int_equal(policy_builder_add_rule(b, h, (PolicyKind) 4, "/a", "a.b", "c", NULL),
+                         -EINVAL);
+        assert_int_equal(policy_builder_set_own_token(b, h, "Tok"), 0);
+        assert_int_equal(policy_builder_set_own_token(b, h, "Tok"), 0);
+        assert_int_equal(policy_builder_set_own_token(b, h, "Other"), POLICY_BUILDER_E_CONFLICT);
+        assert_int_equal(policy_builder_add_global_token(b, ""), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_monitor_label(b, "a'b"), POLICY_BUILDER_E_INVALID);
+        assert_null(policy_builder_free(NULL));
+}
+
+/* Many names and rules: every one is found through the hash indexes. */
+static void test_large_policy(void **state) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        char name[64], member[32], token[32];
+        PolicyRequirement req;
+        size_t size;
+
+        assert_int_equal(policy_builder_new(&b), 0);
+        for (unsigned n = 0; n < 200; n++) {
+                uint32_t h;
+
+                snprintf(name, sizeof(name), "org.example.N%u", n);
+                assert_int_equal(policy_builder_add_name(b, name, &h), 0);
+                for (unsigned m = 0; m < 50; m++) {
+                        snprintf(member, sizeof(member), "M%u", m);
+                        snprintf(token, sizeof(token), "pkg%u::T%u", n, m);
+                        assert_int_equal(policy_builder_add_rule(b, h, POLICY_KIND_METHOD, "/o",
+                                                                 "org.example.I", member, token),
+                                         0);
+                }
+        }
+        assert_int_equal(policy_builder_build(b, &data, &size), 0);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+        for (unsigned n = 0; n < 200; n++)
+                for (unsigned m = 0; m < 50; m++) {
+                        snprintf(name, sizeof(name), "org.example.N%u", n);
+                        snprintf(member, sizeof(member), "M%u", m);
+                        snprintf(token, sizeof(token), "pkg%u::T%u", n, m);
+                        assert_int_equal(policy_db_lookup(db, name, POLICY_KIND_METHOD, "/o",
+                                                          "org.example.I", member, &req), 0);
+                        assert_int_equal(req.n_tokens, 1);
+                        assert_string_equal(policy_requirement_token(&req, 0), token);
+                        assert_int_equal(policy_db_lookup(db, name, POLICY_KIND_METHOD, "/o",
+                                                          NULL, member, &req), 0);
+                        assert_string_equal(policy_requirement_token(&req, 0), token);
+                }
+        assert_int_equal(policy_db_lookup(db, "org.example.N0", POLICY_KIND_METHOD, "/o",
+                                          "org.example.I", "M50", &req), POLICY_DB_UNCOVERED);
+        assert_false(policy_db_declares_name(db, "org.example.N200"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_order_independent),
+                cmocka_unit_test(test_merge_and_unions),
+                cmocka_unit_test(test_invalid_input),
+                cmocka_unit_test(test_large_policy),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
