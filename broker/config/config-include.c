@@ -24,11 +24,12 @@
 
 #include "config-internal.h"
 
+/* Reads a whole file of at most CONFIG_MAX_FILE_SIZE bytes (-EFBIG beyond). */
 int config_read_file(const char *path, char **ret_data, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *data = NULL;
         struct stat st;
-        size_t size = 0;
+        size_t size = 0, cap;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -37,12 +38,25 @@ int config_read_file(const char *path, char **ret_data, size_t *ret_size) {
                 return -errno;
         if (S_ISDIR(st.st_mode))
                 return -EISDIR;
-        data = malloc(CONFIG_MAX_FILE_SIZE + 1);
+        if (st.st_size > CONFIG_MAX_FILE_SIZE)
+                return -EFBIG;
+        cap = (size_t)st.st_size + 1;
+        data = malloc(cap);
         if (!data)
                 return -ENOMEM;
         for (;;) {
-                ssize_t n = read(fd, data + size, CONFIG_MAX_FILE_SIZE + 1 - size);
+                ssize_t n;
 
+                if (size == cap) {
+                        /* The file grew, or is not a regular file. */
+                        char *grown = cap > CONFIG_MAX_FILE_SIZE ? NULL : realloc(data, cap * 2);
+
+                        if (!grown)
+                                return cap > CONFIG_MAX_FILE_SIZE ? -EFBIG : -ENOMEM;
+                        data = grown;
+                        cap *= 2;
+                }
+                n = read(fd, data + size, cap - size);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -50,9 +64,9 @@ int config_read_file(const char *path, char **ret_data, size_t *ret_size) {
                 if (n == 0)
                         break;
                 size += (size_t)n;
-                if (size > CONFIG_MAX_FILE_SIZE)
-                        return -EFBIG;
         }
+        if (size > CONFIG_MAX_FILE_SIZE)
+                return -EFBIG;
         *ret_data = TAKE_PTR(data);
         *ret_size = size;
         return 0;

@@ -170,14 +170,15 @@ static bool is_xml_space(char c) {
 static size_t text_trim(ConfigFile *file) {
         size_t start = 0, end = file->n_text;
 
+        if (!file->text)
+                return 0;
         while (start < end && is_xml_space(file->text[start]))
                 start++;
         while (end > start && is_xml_space(file->text[end - 1]))
                 end--;
         memmove(file->text, file->text + start, end - start);
         file->n_text = end - start;
-        if (file->text)
-                file->text[file->n_text] = '\0';
+        file->text[file->n_text] = '\0';
         return file->n_text;
 }
 

@@ -37,6 +37,7 @@ static const struct {
         { "limit-negative", "2: <limit name=\"max_message_size\"> must be a positive number", NULL },
         { "limit-too-large", "2: <limit name=\"auth_timeout\"> value is too large", NULL },
         { "limit-no-name", "2: <limit> element must have a \"name\" attribute", NULL },
+        { "empty-include", "2: XML element <include> was expected to have content inside it", NULL },
         { "empty-listen", "2: XML element <listen> was expected to have content inside it", "dbus-daemon keeps whitespace-only text and fails later on the address" },
         { "bad-listen", "2: Invalid <listen> address \"unix:dir=/a,path=/b\": Cannot specify two of \"path\", \"dir\", \"tmpdir\", \"abstract\" and \"runtime\" at the same time", "dbus-daemon checks addresses only when it listens" },
         { "tcp-listen", "2: Invalid <listen> address \"tcp:host=localhost,port=0\": The tcp: transport is not supported by this bus; use unix: or systemd:", "dbus-daemon listens on TCP; this bus refuses it" },
