@@ -71,7 +71,7 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         ilist_init(&bus->monitors);
         strmap_init(&bus->peers_by_name);
         loop_timer_init(&bus->reply_timer, bus_on_reply_timeout, bus);
-        bus->next_peer_id = 1;
+        bus->next_peer_id = 0;    /* dbus-daemon's first peer is :1.0 */
         bus_random_hex(bus->guid);
         bus_read_machine_id(bus->machine_id);
         r = name_registry_new(&bus->names);

@@ -52,16 +52,31 @@ static int creds_read_label(int fd, char **ret) {
         }
 }
 
+/*
+ * groups[0] is free, groups[1..n] the supplementary groups: put the
+ * primary gid first unless it is among them (dbus-daemon lists the
+ * primary group too), and return the count.
+ */
+static size_t creds_groups_with_primary(gid_t *groups, gid_t primary, size_t n) {
+        for (size_t i = 1; i <= n; i++)
+                if (groups[i] == primary) {
+                        memmove(groups, groups + 1, n * sizeof(gid_t));
+                        return n;
+                }
+        groups[0] = primary;
+        return n + 1;
+}
+
 static int creds_read_groups(int fd, gid_t primary, gid_t **ret, size_t *ret_n) {
         socklen_t len = 64 * sizeof(gid_t);
 
         for (;;) {
-                _cleanup_free_ gid_t *groups = malloc(len ? len : sizeof(gid_t));
+                _cleanup_free_ gid_t *groups = malloc(len + sizeof(gid_t));
 
                 if (!groups)
                         return -ENOMEM;
-                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0) {
-                        *ret_n = len / sizeof(gid_t);
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups + 1, &len) == 0) {
+                        *ret_n = creds_groups_with_primary(groups, primary, len / sizeof(gid_t));
                         *ret = TAKE_PTR(groups);
                         return 0;
                 }

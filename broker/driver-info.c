@@ -37,8 +37,7 @@ static int driver_info_lookup(Bus *bus, Message *m, const char *what, Peer **ret
                 return r;
         r = driver_resolve(bus, *ret_name, ret);
         if (r != 0)
-                return driver_fail(error, r == BUS_ERROR_INVALID_ARGS ? r : BUS_ERROR_NAME_HAS_NO_OWNER,
-                                   "Could not get %s of name '%s': no such name", what, *ret_name);
+                return driver_fail(error, BUS_ERROR_NAME_HAS_NO_OWNER, "Could not get %s of name '%s': no such name", what, *ret_name);
         return 0;
 }
 
@@ -220,7 +219,7 @@ static int driver_append_strv_variant(MessageBuilder *b, const char *const *strv
 static int driver_check_properties_interface(const char *interface, DriverError *error) {
         if (strcmp(interface, DRIVER_INTERFACE) != 0)
                 return driver_fail(error, BUS_ERROR_UNKNOWN_INTERFACE,
-                                   "Interface \"%s\" does not exist", interface);
+                                   "Interface \"%s\" not found", interface);
         return 0;
 }
 
@@ -239,7 +238,7 @@ static int driver_method_properties_get(Bus *bus, Peer *peer, Message *m, Driver
         value = driver_property(name);
         if (!value)
                 return driver_fail(error, BUS_ERROR_UNKNOWN_PROPERTY,
-                                   "Property \"%s\" on interface \"%s\" does not exist", name, interface);
+                                   "Property \"%s.%s\" not found", interface, name);
         r = driver_return_new(m, &b);
         if (r == 0)
                 r = driver_append_strv_variant(b, value);
@@ -255,12 +254,10 @@ static int driver_method_properties_get_all(Bus *bus, Peer *peer, Message *m, Dr
         r = message_read(m, "s", &interface);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        /* GetAll("") means every interface; the driver has properties on one. */
-        if (interface[0]) {
-                r = driver_check_properties_interface(interface, error);
-                if (r != 0)
-                        return r;
-        }
+        /* As dbus-daemon: GetAll("") is an unknown interface, too. */
+        r = driver_check_properties_interface(interface, error);
+        if (r != 0)
+                return r;
         r = driver_return_new(m, &b);
         if (r == 0)
                 r = message_builder_open(b, 'a', "{sv}");
@@ -294,9 +291,9 @@ static int driver_method_properties_set(Bus *bus, Peer *peer, Message *m, Driver
                 return r;
         if (!driver_property(name))
                 return driver_fail(error, BUS_ERROR_UNKNOWN_PROPERTY,
-                                   "Property \"%s\" on interface \"%s\" does not exist", name, interface);
+                                   "Property \"%s.%s\" not found", interface, name);
         return driver_fail(error, BUS_ERROR_PROPERTY_READ_ONLY,
-                           "Property \"%s\" on interface \"%s\" is read-only", name, interface);
+                           "Property '%s.%s' cannot be set", interface, name);
 }
 
 /* Introspection: the XML dbus-daemon gives, for the interfaces implemented here. */

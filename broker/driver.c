@@ -226,7 +226,7 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
                                    "Cannot acquire a service starting with ':' such as \"%s\"", name);
         if (strcmp(name, BUS_DRIVER_NAME) == 0)
                 return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Connection \"%s\" is not allowed to own the service \"%s\" because it is reserved for D-Bus' use only",
+                                   "Connection \"%s\" is not allowed to own the service \"%s\"because it is reserved for D-Bus' use only",
                                    peer->unique_name, name);
         r = names_request(bus->names, &peer->names, name, flags, max < 0 ? SIZE_MAX : (size_t) max,
                           &change, &reply);
@@ -275,8 +275,9 @@ int driver_resolve(Bus *bus, const char *name, Peer **ret) {
                 *ret = NULL;
                 return 0;
         }
+        /* dbus-daemon answers an invalid name as one nobody owns. */
         if (!validate_bus_name(name, strlen(name)))
-                return BUS_ERROR_INVALID_ARGS;
+                return BUS_ERROR_NAME_HAS_NO_OWNER;
         *ret = bus_lookup_peer(bus, name);
         return *ret && !(*ret)->monitor ? 0 : BUS_ERROR_NAME_HAS_NO_OWNER;
 }
@@ -290,8 +291,6 @@ static int driver_method_get_name_owner(Bus *bus, Peer *peer, Message *m, Driver
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
         r = driver_resolve(bus, name, &owner);
-        if (r == BUS_ERROR_INVALID_ARGS)
-                return driver_fail(error, r, "Invalid bus name \"%s\"", name);
         if (r != 0)
                 return driver_fail(error, r, "Could not get owner of name '%s': no such name", name);
         return driver_return_basic(bus, peer, m, 's', owner ? owner->unique_name : BUS_DRIVER_NAME);
@@ -306,8 +305,6 @@ static int driver_method_name_has_owner(Bus *bus, Peer *peer, Message *m, Driver
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
         r = driver_resolve(bus, name, &owner);
-        if (r == BUS_ERROR_INVALID_ARGS)
-                return driver_fail(error, r, "Invalid bus name \"%s\"", name);
         has = r == 0;
         return driver_return_basic(bus, peer, m, 'b', &has);
 }
@@ -387,8 +384,6 @@ static int driver_method_list_queued_owners(Bus *bus, Peer *peer, Message *m, Dr
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
         r = driver_resolve(bus, name, &owner);
-        if (r == BUS_ERROR_INVALID_ARGS)
-                return driver_fail(error, r, "Invalid bus name \"%s\"", name);
         if (r != 0)
                 return driver_fail(error, r, "Could not get owners of name '%s': no such name", name);
         r = driver_return_new(m, &b);

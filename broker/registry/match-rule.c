@@ -280,6 +280,7 @@ static int parse_finish(MatchParse *p, MatchRule **ret) {
         const char *scratch = p->head.strings;
         size_t used = (size_t)(p->out - scratch);
 
+        /* The args array follows the rule in one allocation (both 8-byte aligned). */
         MatchRule *rule = malloc(sizeof(*rule) + p->head.n_args * sizeof(MatchArgRule));
         if (!rule)
                 return -ENOMEM;
@@ -291,6 +292,7 @@ static int parse_finish(MatchParse *p, MatchRule **ret) {
         memcpy(strings, scratch, used);
 
         *rule = p->head;
+        rule->args = (MatchArgRule *)(rule + 1);
         rule->strings = strings;
         rule->sender = rebase(p->head.sender, scratch, strings);
         rule->interface = rebase(p->head.interface, scratch, strings);
@@ -315,6 +317,7 @@ int match_rule_parse(const char *text, size_t n, MatchRule **ret) {
 
         /* Unquoting never grows a value; each needs one NUL (or one '\\' kept). */
         MatchParse p = { 0 };
+        p.head.args = p.args;
         p.head.strings = malloc(2 * n + 2);
         if (!p.head.strings)
                 return -ENOMEM;

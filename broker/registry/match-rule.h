@@ -41,5 +41,7 @@ struct MatchRule {
 
         char *strings;          /* (owned) every value, NUL-terminated */
         size_t n_args;
-        MatchArgRule args[];
+        MatchArgRule *args;     /* n_args entries, in the rule's own allocation */
 };
+
+_Static_assert(sizeof(MatchRule) % _Alignof(MatchArgRule) == 0, "args follow the rule");

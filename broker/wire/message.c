@@ -21,9 +21,11 @@ int message_alloc(size_t size, size_t n_fds, Message **ret) {
 
         if (size > MESSAGE_SIZE_MAX || n_fds > MESSAGE_SIZE_MAX)
                 return MESSAGE_E_TOO_LARGE;
-        m = calloc(1, sizeof(*m) + fds_bytes + size + MESSAGE_STAMP_SLACK);
+        /* Only the struct is cleared: the data is about to be overwritten. */
+        m = malloc(sizeof(*m) + fds_bytes + size + MESSAGE_STAMP_SLACK);
         if (!m)
                 return -ENOMEM;
+        memset(m, 0, sizeof(*m));
         m->n_ref = 1;
         m->fds = (int *) m->storage;
         m->n_fds = n_fds;
@@ -256,6 +258,37 @@ static int replace_header(Message *m, const uint8_t *header, size_t header_size)
         return 0;
 }
 
+/*
+ * The common case: no SENDER yet and room in the buffer. The field is
+ * appended after the last one, so every header pointer stays valid;
+ * only the body moves.
+ */
+static bool stamp_in_place(Message *m, const char *name) {
+        size_t fields_end = MESSAGE_FIXED_HEADER_SIZE + (size_t) message_load32(m->data + 12, m->little_endian);
+        size_t name_len = strlen(name), field = ALIGN_TO(fields_end, 8);
+        size_t new_fields_end = field + 8 + name_len + 1;
+        size_t body_offset = ALIGN_TO(new_fields_end, 8);
+
+        if (m->sender || body_offset + m->body_size > m->capacity)
+                return false;
+
+        memmove(m->data + body_offset, m->data + m->body_offset, m->body_size);
+        memset(m->data + fields_end, 0, field - fields_end);
+        memcpy(m->data + field, (const uint8_t[]) { MESSAGE_FIELD_SENDER, 1, 's', 0 }, 4);
+        message_store32(m->data + field + 4, (uint32_t) name_len, m->little_endian);
+        memcpy(m->data + field + 8, name, name_len + 1);
+        memset(m->data + new_fields_end, 0, body_offset - new_fields_end);
+        message_store32(m->data + 12, (uint32_t) (new_fields_end - MESSAGE_FIXED_HEADER_SIZE), m->little_endian);
+
+        m->sender = (const char *) m->data + field + 8;
+        m->body_offset = body_offset;
+        m->size = body_offset + m->body_size;
+        free(m->args);          /* the cached arguments pointed into the old body */
+        m->args = NULL;
+        m->n_args = 0;
+        return true;
+}
+
 int message_stamp_sender(Message *m, const char *unique_name) {
         _cleanup_free_ uint8_t *heap = NULL;
         uint8_t stack[1024], *header = stack;
@@ -266,6 +299,8 @@ int message_stamp_sender(Message *m, const char *unique_name) {
                 return -EBUSY;
         if (!unique_name || !validate_bus_name(unique_name, strlen(unique_name)))
                 return -EINVAL;
+        if (stamp_in_place(m, unique_name))
+                return 0;
         if (room > sizeof(stack)) {
                 header = heap = malloc(room);
                 if (!heap)

@@ -217,8 +217,21 @@ bool validate_utf8(const char *s, size_t n) {
         size_t i = 0;
 
         while (i < n) {
-                size_t len = utf8_sequence_length(p[i]);
+                size_t len;
                 uint32_t cp;
+
+                /* Fast path: eight ASCII bytes, none of them NUL. */
+                if (n - i >= 8) {
+                        uint64_t w;
+
+                        memcpy(&w, p + i, sizeof(w));
+                        if (!(w & UINT64_C(0x8080808080808080)) &&
+                            !((w - UINT64_C(0x0101010101010101)) & ~w & UINT64_C(0x8080808080808080))) {
+                                i += 8;
+                                continue;
+                        }
+                }
+                len = utf8_sequence_length(p[i]);
 
                 if (len == 0 || len > n - i)
                         return false;
