@@ -1,0 +1,206 @@
+/* Unit tests of the policy set: loading a directory, name conflicts, grants, lookups. */
+#include <stdlib.h>
+
+#include "test-helpers.h"
+#include "device-policy.h"
+#include "model.h"
+#include "policyset.h"
+
+static PolicySet *load_installed(Diagnostics **ret_diag) {
+        DevicePolicy *device = NULL;
+        PolicySet *set = NULL;
+        assert_int_equal(device_policy_new_default(&device), 0);
+        assert_int_equal(policy_set_new(device, &set), 0);
+        assert_int_equal(diagnostics_new(ret_diag), 0);
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s/installed", FIXTURES);
+        assert_int_equal(policy_set_load_dir(set, dir, *ret_diag), POLICY_SET_E_INVALID);
+        return set;
+}
+
+static const Grant *find_grant(const Package *p, const char *name) {
+        for (size_t i = 0; i < p->n_grants; i++)
+                if (strcmp(p->grants[i]->name, name) == 0)
+                        return p->grants[i];
+        return NULL;
+}
+
+static void assert_grant(const Package *p, const char *name, GrantResult result) {
+        const Grant *g = find_grant(p, name);
+        if (!g) {
+                print_error("no grant entry for %s in %s\n", name, p->name);
+                fail();
+        }
+        assert_int_equal(g->result, result);
+        assert_int_equal(policy_set_is_granted(p, name), result == GRANT_GRANTED);
+}
+
+static void test_load_dir(void **state) {
+        Diagnostics *diag;
+        PolicySet *set = load_installed(&diag);
+        /* Sorted: accounts, app, bad name (refused), broken (refused), mce, sensorfw, signon,
+         * squatter (refused: it claims mce's name). */
+        assert_int_equal(set->n_packages, 5);
+        assert_string_equal(set->packages[0]->name, "accounts");
+        assert_string_equal(set->packages[1]->name, "app");
+        assert_string_equal(set->packages[2]->name, "mce");
+        assert_null(policy_set_find_package(set, "squatter"));
+        assert_null(policy_set_find_package(set, "broken"));
+        assert_string_equal(policy_set_find_package(set, "app")->origin, "thirdparty");
+        assert_string_equal(policy_set_find_package(set, "signon")->origin, "com.nokia.maemo");
+
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "squatter.xml", 4, 5,
+                          "bus name com.nokia.mce (system bus) is already declared by package mce at ");
+        assert_non_null(diagnostics_find(diag, "installed/mce.xml:15:5: only one package may declare a name"));
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "bad name.xml", 0, 0,
+                          "file name 'bad name.xml' is not NAME.xml with a valid package label");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.xml", 3, 3, "broken XML: mismatched tag");
+        assert_int_equal(diag->n_errors, 3);
+
+        /* Lookups across packages. */
+        const Package *provider = NULL;
+        const ProvidedToken *t = policy_set_find_token(set, "signon::keychain-access", &provider);
+        assert_non_null(t);
+        assert_true(t->check_origin);
+        assert_string_equal(provider->name, "signon");
+        assert_null(policy_set_find_token(set, "keychain-access", NULL));
+        const DbusName *d = NULL;
+        const Package *owner = policy_set_find_name_owner(set, BUS_SYSTEM, "com.nokia.mce", &d);
+        assert_string_equal(owner->name, "mce");
+        assert_string_equal(d->name, "com.nokia.mce");
+        assert_null(policy_set_find_name_owner(set, BUS_SYSTEM, "org.example.Squatter", NULL));
+        assert_null(policy_set_find_name_owner(set, BUS_SYSTEM, "com.nokia.SingleSignOn", NULL));
+        assert_non_null(policy_set_find_name_owner(set, BUS_SESSION, "com.nokia.SingleSignOn", NULL));
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
+static void test_grants(void **state) {
+        Diagnostics *diag;
+        PolicySet *set = load_installed(&diag);
+        Diagnostics *grants;
+        assert_int_equal(diagnostics_new(&grants), 0);
+        assert_int_equal(policy_set_resolve(set, grants), 0);
+
+        const Package *app = policy_set_find_package(set, "app");
+        assert_int_equal(app->n_grants, 10);
+        assert_grant(app, "Cellular", GRANT_GRANTED);
+        assert_grant(app, "Telephony", GRANT_ORIGIN_DENIED);
+        assert_grant(app, "mce::DeviceModeControl", GRANT_GRANTED);
+        assert_grant(app, "signon::keychain-access", GRANT_CHECKORIGIN_DENIED);
+        assert_grant(app, "nosuch::Token", GRANT_UNKNOWN_TOKEN);
+        assert_grant(app, "Bogus", GRANT_UNKNOWN_TOKEN);
+        assert_grant(app, "GRP::video", GRANT_GRANTED);
+        assert_grant(app, "CAP::sys_admin", GRANT_ORIGIN_DENIED);
+        /* match="Tracker*" expanded to the global tokens it covers. */
+        assert_grant(app, "TrackerReadAccess", GRANT_GRANTED);
+        assert_grant(app, "TrackerWriteAccess", GRANT_GRANTED);
+        const Grant *g = find_grant(app, "TrackerReadAccess");
+        assert_int_equal(g->kind, CREDENTIAL_TOKEN);
+        assert_int_equal(g->credential->kind, CREDENTIAL_MATCH);
+        assert_string_equal(g->request->targets[0]->path, "/opt/app/bin/app");
+        assert_int_equal(find_grant(app, "GRP::video")->kind, CREDENTIAL_GRP);
+
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 4, 5,
+                          "Telephony is not granted to app (origin thirdparty): the device "
+                          "policy does not grant it to this origin");
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 6, 5,
+                          "signon::keychain-access is not granted to app (origin thirdparty): "
+                          "its provider declares checkorigin");
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 7, 5,
+                          "nosuch::Token is not granted to app (origin thirdparty): no installed "
+                          "package provides it");
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 8, 5, "Bogus is not granted");
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 10, 5, "CAP::sys_admin is not granted");
+        assert_diagnostic(grants, DIAGNOSTIC_WARNING, "app.xml", 12, 5,
+                          "match=\"Nothing*\" covers no known token: it grants nothing");
+        assert_int_equal(grants->n_warnings, 6);
+        assert_int_equal(grants->n_errors, 0);
+
+        /* Same origin as the checkorigin provider: granted. */
+        const Package *accounts = policy_set_find_package(set, "accounts");
+        assert_grant(accounts, "signon::keychain-access", GRANT_GRANTED);
+        assert_grant(accounts, "signon::signond-access", GRANT_GRANTED);
+        /* The platform: everything it asks for that exists. */
+        const Package *mce = policy_set_find_package(set, "mce");
+        assert_int_equal(mce->n_grants, 6);
+        for (size_t i = 0; i < mce->n_grants; i++)
+                assert_int_equal(mce->grants[i]->result, GRANT_GRANTED);
+        assert_grant(policy_set_find_package(set, "sensorfw"), "mce::DeviceModeControl", GRANT_GRANTED);
+
+        /* Resolving again starts from scratch. */
+        assert_int_equal(policy_set_resolve(set, NULL), 0);
+        assert_int_equal(app->n_grants, 10);
+
+        /* Without its provider, a package token is unknown. */
+        assert_int_equal(policy_set_remove(set, "mce"), 0);
+        assert_int_equal(policy_set_remove(set, "mce"), -ENOENT);
+        assert_int_equal(policy_set_resolve(set, NULL), 0);
+        assert_grant(app, "mce::DeviceModeControl", GRANT_UNKNOWN_TOKEN);
+        assert_grant(policy_set_find_package(set, "sensorfw"), "mce::DeviceModeControl",
+                     GRANT_UNKNOWN_TOKEN);
+        policy_set_free(set);
+        diagnostics_free(diag);
+        diagnostics_free(grants);
+}
+
+static Package *parse_string(const char *xml, const char *name, const char *origin) {
+        Package *p = NULL;
+        assert_int_equal(manifest_parse_buffer(xml, strlen(xml), name, name, origin, NULL, &p), 0);
+        return p;
+}
+
+static void test_add(void **state) {
+        PolicySet *set = NULL;
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        /* NULL device policy: the empty one; nothing global is granted. */
+        assert_int_equal(policy_set_new(NULL, &set), 0);
+        Package *a = parse_string("<aegis><provide><credential name=\"T\"/>"
+                                  "<dbus name=\"org.a\" bus=\"system\"/></provide>"
+                                  "<request><credential name=\"Cellular\"/><credential name=\"T\"/></request></aegis>",
+                                  "a", "system");
+        assert_int_equal(policy_set_add(set, a, diag), 0);
+        Package *again = parse_string("<aegis/>", "a", NULL);
+        assert_int_equal(policy_set_add(set, again, diag), POLICY_SET_E_EXISTS);
+        assert_non_null(diagnostics_find(diag, "package a is already loaded from a"));
+        package_free(again);
+        /* The same name on the other bus is another name. */
+        Package *b = parse_string("<aegis><provide><dbus name=\"org.a\" bus=\"session\"/></provide></aegis>",
+                                  "b", NULL);
+        assert_int_equal(policy_set_add(set, b, diag), 0);
+        Package *c = parse_string("<aegis><provide><dbus name=\"org.c\" bus=\"system\"/>\n"
+                                  "<dbus name=\"org.a\" bus=\"system\"/></provide></aegis>", "c", NULL);
+        assert_int_equal(policy_set_add(set, c, diag), POLICY_SET_E_CONFLICT);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "c", 2, 1,
+                          "bus name org.a (system bus) is already declared by package a at a:1:39");
+        package_free(c);
+        assert_int_equal(set->n_packages, 2);
+        assert_int_equal(policy_set_resolve(set, NULL), 0);
+        assert_grant(a, "Cellular", GRANT_UNKNOWN_TOKEN);
+        assert_grant(a, "a::T", GRANT_GRANTED);
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
+static void test_missing_dir(void **state) {
+        PolicySet *set = NULL;
+        assert_int_equal(policy_set_new(NULL, &set), 0);
+        assert_int_equal(policy_set_load_dir(set, "/nonexistent/manifests", NULL), -ENOENT);
+        assert_int_equal(set->n_packages, 0);
+        assert_null(policy_set_free(set));
+        assert_null(policy_set_free(NULL));
+        assert_null(package_free(NULL));
+        assert_null(device_policy_free(NULL));
+        assert_null(diagnostics_free(NULL));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_load_dir),
+                cmocka_unit_test(test_grants),
+                cmocka_unit_test(test_add),
+                cmocka_unit_test(test_missing_dir),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
