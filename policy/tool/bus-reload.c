@@ -42,5 +42,6 @@ int bus_reload(char **ret_error) {
         sd_bus_error_free(&error);
         sd_bus_message_unref(reply);
         sd_bus_flush_close_unref(bus);
-        return r;
+        /* sd_bus_call_method() returns 1 on success. */
+        return r < 0 ? r : 0;
 }

@@ -94,7 +94,7 @@ static int parse_options(int argc, char **argv, Arguments *args) {
 
         options_table(options);
         optind = 1;
-        while ((option = getopt_long(argc, argv, "+", options, NULL)) >= 0) {
+        while ((option = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 if (option >= OPT_PATH_FIRST && option < OPT_PATH_FIRST + _TOOL_PATH_MAX) {
                         args->paths.paths[option - OPT_PATH_FIRST] = optarg;
                         continue;

@@ -50,11 +50,13 @@ static bool path_is_safe(const char *path) {
 }
 
 /*
- * The file to label: 0 and *ret, 1 when it does not exist, or
+ * The file to label: 0 and *ret, 1 when it does not exist (a warning
+ * when labelling: removing a label from nothing is no news), or
  * SMACK_SETUP_E_PATH after an error in diag.
  */
 static int resolve_binary(const ToolPaths *paths, const Package *package,
-                          const RequestTarget *target, Diagnostics *diag, char **ret) {
+                          const RequestTarget *target, bool labelling, Diagnostics *diag,
+                          char **ret) {
         _cleanup_free_ char *joined = NULL, *resolved = NULL, *root = NULL;
         const char *file = package->file;
 
@@ -70,6 +72,8 @@ static int resolve_binary(const ToolPaths *paths, const Package *package,
         if (!resolved) {
                 if (errno != ENOENT)
                         return -errno;
+                if (!labelling)
+                        return 1;
                 diagnostics_add(diag, DIAGNOSTIC_WARNING, file, target->loc.line, target->loc.column,
                                 "binary %s does not exist: not labelled, it will run without "
                                 "this package's credentials", joined);
@@ -109,7 +113,7 @@ static int label_target(Transaction *t, const ToolPaths *paths, const Package *p
         _cleanup_free_ char *file = NULL;
         int r;
 
-        r = resolve_binary(paths, package, target, diag, &file);
+        r = resolve_binary(paths, package, target, value != NULL, diag, &file);
         if (r != 0)
                 return r == 1 ? 0 : r;
         if (value && exec_label_is(file, value))
