@@ -87,10 +87,15 @@ static NameOwnership *name_primary(const Name *name) {
         return ILIST_ENTRY(name->queue.next, NameOwnership, name_link);
 }
 
+/*
+ * peer's entry in name's queue. Walks the peer's own list, which the
+ * per-connection limit bounds, rather than the queue, which any number of
+ * peers can lengthen.
+ */
 static NameOwnership *name_find(const Name *name, const NamePeerState *peer) {
-        for (IList *l = name->queue.next; l != &name->queue; l = l->next) {
-                NameOwnership *own = ILIST_ENTRY(l, NameOwnership, name_link);
-                if (own->peer == peer)
+        for (IList *l = peer->ownerships.next; l != &peer->ownerships; l = l->next) {
+                NameOwnership *own = ILIST_ENTRY(l, NameOwnership, peer_link);
+                if (own->name == name)
                         return own;
         }
         return NULL;
