@@ -201,7 +201,9 @@ class Message:
         head = Marshaller()
         head.buf += struct.pack('<cBBBII', b'l', self.type, self.flags, 1,
                                 len(body.buf), self.serial)
-        head.put('a(yv)', [(code, (FIELD_SIGS[code], value))
+        sigs = dict(FIELD_SIGS)
+        sigs.update(getattr(self, 'field_sigs', {}))
+        head.put('a(yv)', [(code, (sigs[code], value))
                            for code, value in sorted(fields.items())])
         head.pad(8)
         return bytes(head.buf + body.buf)

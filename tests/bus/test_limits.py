@@ -1,0 +1,156 @@
+"""The busconfig <limit>s, with the answers dbus-daemon gives when one is
+reached: LimitsExceeded errors, disconnection for an oversized message,
+and backpressure (not loss) for max_incoming_bytes."""
+import threading
+import time
+
+import rawdbus
+from rawdbus import check_reply, METHOD_CALL, ERROR, SIGNAL
+from busfixture import config
+
+LIMITS_EXCEEDED = 'org.freedesktop.DBus.Error.LimitsExceeded'
+
+
+def error_name(reply):
+    return reply.error_name if reply.type == ERROR else None
+
+
+# dbus-daemon counts the unique name among a connection's names.
+@config(limits={'max_names_per_connection': 3})
+def test_max_names_per_connection(bus):
+    a, b = bus.raw(), bus.raw()
+    results = [error_name(a.bus_call('RequestName', 'su',
+                                     ['org.mssf.N%d' % i, 0]))
+               for i in range(4)]
+    assert results == [None, None, LIMITS_EXCEEDED, LIMITS_EXCEEDED], results
+    # Releasing one makes room again; other connections are not limited
+    # by a's names.
+    check_reply(a.bus_call('ReleaseName', 's', ['org.mssf.N0']))
+    assert error_name(a.bus_call('RequestName', 'su',
+                                 ['org.mssf.N3', 0])) is None
+    assert error_name(b.bus_call('RequestName', 'su',
+                                 ['org.mssf.B0', 0])) is None
+
+
+@config(limits={'max_match_rules_per_connection': 3})
+def test_max_match_rules_per_connection(bus):
+    a, b = bus.raw(), bus.raw()
+    results = [error_name(a.bus_call('AddMatch', 's', ["member='M%d'" % i]))
+               for i in range(4)]
+    assert results == [None, None, None, LIMITS_EXCEEDED], results
+    check_reply(a.bus_call('RemoveMatch', 's', ["member='M0'"]))
+    assert error_name(a.bus_call('AddMatch', 's', ["member='M3'"])) is None
+    assert error_name(b.bus_call('AddMatch', 's', ["member='B0'"])) is None
+    # The rules that were accepted still work.
+    b.signal('/p', 'org.mssf.I', 'M3', 's', ['x'])
+    assert a.wait_for(lambda m: m.type == SIGNAL and m.member == 'M3')
+
+
+@config(limits={'max_replies_per_connection': 3})
+def test_max_replies_per_connection(bus):
+    a, b = bus.raw(), bus.raw()
+    serials = [a.send_call(b.unique_name, '/p', 'org.mssf.I', 'M', 'u', [i])
+               for i in range(4)]
+    errors = [m for m in a.collect(0.4) if m.type == ERROR]
+    assert [(m.error_name, m.reply_serial) for m in errors] == \
+        [(LIMITS_EXCEEDED, serials[3])], errors
+    calls = [m for m in b.collect(0.2) if m.type == METHOD_CALL]
+    assert [m.body for m in calls] == [[0], [1], [2]], calls
+    # Answering one frees a slot.
+    b.reply(calls[0], 's', ['done'])
+    assert a.wait_for(lambda m: m.reply_serial == serials[0]).body == \
+        ['done']
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'M', 'u', [4])
+    assert b.wait_for(lambda m: m.type == METHOD_CALL).body == [4]
+    a.expect_nothing(lambda m: m.reply_serial == serial, 0.2)
+
+
+@config(limits={'max_message_size': 4096})
+def test_max_message_size(bus):
+    a, b = bus.raw(), bus.raw()
+    # Just under the limit passes.
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Fits', 's',
+                         ['x' * 3500])
+    call = b.wait_for(lambda m: m.type == METHOD_CALL)
+    assert call.member == 'Fits'
+    # Over it: the sender is disconnected, the receiver sees nothing.
+    a.send_call(b.unique_name, '/p', 'org.mssf.I', 'TooBig', 's',
+                ['x' * 5000])
+    assert a.wait_closed(3), 'an oversized message did not disconnect'
+    b.expect_nothing(lambda m: m.type == METHOD_CALL, 0.3)
+    assert check_reply(b.bus_call('GetId'))
+
+
+@config(limits={'max_connections_per_user': 3})
+def test_max_connections_per_user(bus):
+    conns = [bus.raw() for _ in range(3)]
+    extra = bus.raw(connect=False)
+    try:
+        extra.connect()
+        refused = None
+    except rawdbus.DBusError as e:
+        refused = e.name
+    except rawdbus.Disconnected:
+        refused = 'disconnected'
+    assert refused == LIMITS_EXCEEDED, refused
+    # The ones that got in still work; closing one lets a new one in.
+    assert check_reply(conns[0].bus_call('GetId'))
+    conns[1].close()
+    deadline = time.monotonic() + 3
+    while True:
+        late = bus.raw(connect=False)
+        try:
+            late.connect()
+            break
+        except (rawdbus.DBusError, rawdbus.Disconnected):
+            assert time.monotonic() < deadline, 'no room after a close'
+            time.sleep(0.05)
+    assert late.unique_name
+    for c in conns + [late]:
+        c.close()
+
+
+@config(limits={'max_incoming_bytes': 65536, 'max_message_size': 32768})
+def test_max_incoming_bytes_backpressure(bus):
+    """A sender flooding a receiver that does not read is slowed down
+    (the bus stops reading from it), nothing is lost, and everybody else
+    still gets answers."""
+    receiver, sender, other = bus.raw(), bus.raw(), bus.raw()
+    payload = 'p' * 16000
+    total = 1000                      # 16 MB, far above any buffering
+    msgs = []
+    for i in range(total):
+        msg = rawdbus.Message(SIGNAL, 0, 0, {
+            rawdbus.FIELD_PATH: '/flood', rawdbus.FIELD_INTERFACE:
+            'org.mssf.Flood', rawdbus.FIELD_MEMBER: 'Chunk',
+            rawdbus.FIELD_DESTINATION: receiver.unique_name}, 'us',
+            [i, payload])
+        msgs.append(msg.marshal(sender.next_serial()))
+    sent = [0]
+    sender.sock.settimeout(30)
+
+    def flood():
+        for data in msgs:
+            sender.sock.sendall(data)
+            sent[0] += 1
+    thread = threading.Thread(target=flood, daemon=True)
+    thread.start()
+    time.sleep(1.5)
+    print('chunks accepted while the receiver did not read:', sent[0])
+    assert sent[0] < total // 2, \
+        'the bus buffered %d x 16 kB for a client that reads nothing' % \
+        sent[0]
+    # The bus still answers others, quickly.
+    start = time.monotonic()
+    assert other.unique_name in check_reply(other.bus_call('ListNames',
+                                                           timeout=3)).body[0]
+    assert time.monotonic() - start < 2
+    # Now the receiver reads: every chunk arrives, in order.
+    seen = []
+    deadline = time.monotonic() + 30
+    while len(seen) < total and time.monotonic() < deadline:
+        m = receiver.wait_for(lambda m: m.type == SIGNAL and
+                              m.member == 'Chunk', 10)
+        seen.append(m.body[0])
+    thread.join(5)
+    assert seen == list(range(total)), (len(seen), seen[-3:])
