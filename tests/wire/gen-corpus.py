@@ -185,6 +185,8 @@ def valid_shapes():
     both('deep-arrays', lambda e: call(sig='a' * 32 + 'y', body=[[]], endian=e))
     both('deep-structs', lambda e: call(sig='(' * 32 + 'y' + ')' * 32, body=[nest_struct(32)], endian=e))
     both('deep-variants', lambda e: call(sig='v', body=[nest_variant(63)], endian=e))
+    # The deepest a reader ever goes: 64 variants, then an empty array of arrays.
+    both('deep-variants-empty-array', lambda e: call(sig='v', body=[nest_variant(64, ('aas', []))], endian=e))
     both('serial-max', lambda e: call(serial=0xffffffff, endian=e))
     both('long-string', lambda e: call(sig='s', body=['x' * 5000], endian=e))
 
@@ -196,8 +198,8 @@ def nest_struct(n):
     return v
 
 
-def nest_variant(n):
-    v = ('y', 1)
+def nest_variant(n, inner=('y', 1)):
+    v = inner
     for _ in range(n - 1):
         v = ('v', v)
     return v
@@ -258,6 +260,7 @@ def invalid_shapes():
     INVALID['body-variant-two-types'] = body_variant_two_types()
     INVALID['body-variant-empty-sig'] = body_variant_empty()
     INVALID['deep-variants-65'] = call(sig='v', body=[nest_variant(65)])
+    INVALID['deep-variants-array-65'] = call(sig='v', body=[nest_variant(64, ('as', ['x']))])
     INVALID['sig-33-arrays'] = call(sig='a' * 33 + 'y', body=[[]])
     INVALID['sig-33-nested-arrays'] = call(sig='a(' * 32 + 'ay' + ')' * 32, body=[[]])
     INVALID['sig-33-structs'] = call(sig='(' * 33 + 'y' + ')' * 33, body=[nest_struct(33)])
