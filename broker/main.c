@@ -123,15 +123,28 @@ static int main_drop_privileges(const char *user) {
         return 0;
 }
 
-/* Fork into the background; the parent exits once the child is on its own. */
-static int main_daemonize(bool keep_umask) {
-        pid_t pid = fork();
-        int null_fd;
+/*
+ * Fork into the background. The parent waits until the child reports it
+ * is ready (address and pid printed) through *ret_ready_fd, so whoever
+ * started us can connect as soon as we return, as with dbus-daemon.
+ */
+static int main_daemonize(bool keep_umask, int *ret_ready_fd) {
+        int ready[2], null_fd;
+        pid_t pid;
 
+        if (pipe2(ready, O_CLOEXEC) < 0)
+                return log_error_errno(errno, "Failed to create a pipe");
+        pid = fork();
         if (pid < 0)
                 return log_error_errno(errno, "Failed to fork");
-        if (pid > 0)
-                _exit(0);
+        if (pid > 0) {
+                char byte;
+
+                safe_close(ready[1]);
+                _exit(read(ready[0], &byte, 1) == 1 ? 0 : 1);
+        }
+        safe_close(ready[0]);
+        *ret_ready_fd = ready[1];
         setsid();
         if (!keep_umask)
                 umask(022);
@@ -159,8 +172,9 @@ static void main_print(int fd, const char *text) {
         dprintf(fd, "%s\n", text);
 }
 
-static int main_start(Bus *bus, const Options *options, const char **ret_pidfile) {
+static int main_start(Bus *bus, const Options *options, MainSignals *signals, const char **ret_pidfile) {
         const char *pidfile = options->nopidfile ? NULL : bus->config->pidfile;
+        _cleanup_close_ int ready_fd = -1;
         char pid[32];
         int r;
 
@@ -169,10 +183,14 @@ static int main_start(Bus *bus, const Options *options, const char **ret_pidfile
                 return r;
         if (options->fork_mode == OPTIONS_FORK_YES ||
             (options->fork_mode == OPTIONS_FORK_DEFAULT && bus->config->fork)) {
-                r = main_daemonize(bus->config->keep_umask);
+                r = main_daemonize(bus->config->keep_umask, &ready_fd);
                 if (r < 0)
                         return r;
         }
+        /* After the fork: a signalfd polls the signals of the process that added it to epoll. */
+        r = main_setup_signals(signals);
+        if (r < 0)
+                return r;
         if (pidfile) {
                 r = main_write_pidfile(pidfile);
                 if (r < 0)
@@ -187,6 +205,8 @@ static int main_start(Bus *bus, const Options *options, const char **ret_pidfile
         snprintf(pid, sizeof(pid), "%d", (int) getpid());
         if (options->print_pid_fd >= 0)
                 main_print(options->print_pid_fd, pid);
+        if (ready_fd >= 0)
+                (void) !write(ready_fd, "R", 1);
         (void) sd_notify(false, "READY=1");
         return 0;
 }
@@ -220,9 +240,7 @@ static int main_run(const Options *options) {
         bus->policy_path = options->policy ? strdup(options->policy) : NULL;
         bus->reload = main_reload;
         signals.bus = bus;
-        r = main_setup_signals(&signals);
-        if (r == 0)
-                r = main_start(bus, options, &pidfile);
+        r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
                 r = loop_run(loop);
         if (r < 0)
