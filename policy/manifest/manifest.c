@@ -37,6 +37,8 @@ static SourceLoc parser_here(Parser *p) {
 }
 
 static void parser_report(Parser *p, DiagnosticSeverity severity, const SourceLoc *loc,
+                          const char *format, va_list ap) _printf_(4, 0);
+static void parser_report(Parser *p, DiagnosticSeverity severity, const SourceLoc *loc,
                           const char *format, va_list ap) {
         SourceLoc here = loc ? *loc : parser_here(p);
         if (severity == DIAGNOSTIC_ERROR)
