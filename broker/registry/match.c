@@ -167,6 +167,32 @@ size_t match_registry_n_rules(const MatchRegistry *registry) {
         return registry->n_rules;
 }
 
+static size_t set_n_nodes(const MatchSenderSet *set) {
+        size_t n = set->name ? 1 : 0, iter = 0;
+        void *value;
+
+        while (strmap_next(&set->buckets, &iter, NULL, &value)) {
+                const MatchBucket *bucket = value;
+                n++;
+                for (size_t k = MATCH_LEAF_PLAIN + 1; k < _MATCH_LEAF_N; k++)
+                        n += strmap_size(&bucket->leaves[k]);
+        }
+        return n;
+}
+
+static size_t index_n_nodes(const MatchIndex *index) {
+        size_t n = set_n_nodes(&index->wildcard), iter = 0;
+        void *value;
+
+        while (strmap_next(&index->senders, &iter, NULL, &value))
+                n += set_n_nodes(value);
+        return n;
+}
+
+size_t match_registry_n_index_nodes(const MatchRegistry *registry) {
+        return index_n_nodes(&registry->normal) + index_n_nodes(&registry->eavesdrop);
+}
+
 void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *peer) {
         *owner = (MatchOwner){ .registry = registry, .peer = peer };
         ilist_init(&owner->rules);

@@ -75,6 +75,12 @@ int match_registry_new(MatchRegistry **ret);
 /* Every owner must have been deinitialised first (asserted). */
 MatchRegistry *match_registry_free(MatchRegistry *registry);
 size_t match_registry_n_rules(const MatchRegistry *registry);
+/*
+ * Sender sets, buckets and leaves of the index (statistics and tests: the
+ * index frees empty nodes at once, so this is 0 iff there are no rules).
+ * Walks the index: not for the hot path.
+ */
+size_t match_registry_n_index_nodes(const MatchRegistry *registry);
 
 void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *peer);
 /* Removes all of the owner's rules. */

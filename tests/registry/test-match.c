@@ -544,6 +544,8 @@ static void test_forget_sender(void **state) {
         assert_int_equal(add(&f->owners[2], "member='A'", 10), 0);
         match_registry_forget_sender(f->registry, ":1.1");
         match_registry_forget_sender(f->registry, ":1.77");
+        /* Left: the sender=':1.2' set with its bucket, the wildcard (*, A) bucket. */
+        assert_int_equal(match_registry_n_index_nodes(f->registry), 3);
         assert_int_equal(f->owners[0].n_rules, 0);
         assert_int_equal(f->owners[1].n_rules, 1);
         assert_int_equal(match_registry_n_rules(f->registry), 2);
@@ -646,6 +648,7 @@ static void test_index_against_brute_force(void **state) {
                 for (size_t o = 0; o < N_OWNERS; o++)
                         assert_int_equal(del(&f->owners[o], texts[o][k]), 0);
         assert_int_equal(match_registry_n_rules(f->registry), 0);
+        assert_int_equal(match_registry_n_index_nodes(f->registry), 0);
 
         while (names_release_next(names, &svc, &change) == 0)
                 ;
