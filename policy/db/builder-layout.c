@@ -158,7 +158,9 @@ static int rank_rules(Build *b, OutRule **ret, size_t *ret_n) {
 static void unique_tail(Build *b, size_t first) {
         size_t out = first;
 
-        qsort(b->tokens + first, b->n_tokens - first, sizeof(uint32_t), compare_u32);
+        /* (qsort() wants a non-NULL array even for nothing to sort.) */
+        if (b->n_tokens - first > 1)
+                qsort(b->tokens + first, b->n_tokens - first, sizeof(uint32_t), compare_u32);
         for (size_t i = first; i < b->n_tokens; i++)
                 if (out == first || b->tokens[out - 1] != b->tokens[i])
                         b->tokens[out++] = b->tokens[i];
@@ -249,7 +251,8 @@ static int derive_group(Build *b, size_t start, size_t end) {
                 if (b->rules[i].member != 0 &&
                     (r = VEC_PUSH(b->scratch, b->n_scratch, b->cap_scratch, (uint32_t) i)) < 0)
                         return r;
-        qsort_r(b->scratch, b->n_scratch, sizeof(uint32_t), compare_member_of, b->rules);
+        if (b->n_scratch > 1)
+                qsort_r(b->scratch, b->n_scratch, sizeof(uint32_t), compare_member_of, b->rules);
         for (size_t i = 0; i < b->n_scratch;) {
                 uint32_t member = b->rules[b->scratch[i]].member;
 
@@ -289,7 +292,8 @@ static int derive_unions(Build *b) {
                         return r;
                 start = end;
         }
-        qsort(b->rules, b->n_rules, sizeof(OutRule), compare_out_rules);
+        if (b->n_rules > 1)
+                qsort(b->rules, b->n_rules, sizeof(OutRule), compare_out_rules);
         return 0;
 }
 
