@@ -156,8 +156,16 @@ typedef enum BusApparmorMode {
  * the same result): single values (type, user, pidfile, servicehelper,
  * limits, apparmor mode) take the last one seen in that order; fork,
  * keep_umask, syslog and allow_anonymous stay set once any file sets them;
- * listen, auth, policies and associations append; servicedirs append
- * without duplicates. String arrays are NULL-terminated.
+ * listen, auth and policies append; servicedirs append without
+ * duplicates; an association for a name replaces an earlier one. String
+ * arrays are NULL-terminated.
+ *
+ * Left to the caller: dbus-daemon refuses a top-level file without
+ * <listen> ("Configuration file needs one or more <listen> elements giving
+ * addresses"); the daemon checks n_listen, since --address may stand in.
+ * User and group names are not resolved here: like dbus-daemon, the policy
+ * compiler should ignore (and log) a <policy> or rule naming an unknown
+ * one. warnings[] should be logged, as dbus-daemon logs skipped files.
  */
 typedef struct BusConfig {
         char *type;                     /* (nullable) <type> */
