@@ -32,6 +32,7 @@
  * destination; argN matches only string arguments, argNpath string and
  * object-path arguments, arg0namespace string arguments.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,12 @@ MatchRule *match_rule_free(MatchRule *rule) {
         free(rule->strings);
         free(rule);
         return NULL;
+}
+
+void match_rule_set_eavesdrop(MatchRule *rule, bool eavesdrop) {
+        /* An indexed rule's place depends on the flag. */
+        assert(!rule->owner);
+        rule->eavesdrop = eavesdrop;
 }
 
 static bool str_equal(const char *a, const char *b) {

@@ -123,6 +123,12 @@ int match_registry_dispatch(MatchRegistry *registry, const MatchMessage *msg,
 int match_rule_parse(const char *text, size_t n, MatchRule **ret);
 MatchRule *match_rule_free(MatchRule *rule);
 bool match_rule_matches(const MatchRule *rule, const MatchMessage *msg);
+/*
+ * BecomeMonitor: dbus-daemon turns every monitor rule into an eavesdropping
+ * one, so type='method_call' sees calls addressed to others. Only for a
+ * standalone rule (one not added to an owner).
+ */
+void match_rule_set_eavesdrop(MatchRule *rule, bool eavesdrop);
 bool match_rule_equal(const MatchRule *a, const MatchRule *b);
 
 DEFINE_CLEANUP(MatchRule *, match_rule_free);

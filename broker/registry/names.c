@@ -16,8 +16,8 @@
  *     and answers EXISTS;
  *   - on replacement the new owner goes first and the old owner second,
  *     unless the old owner asked for DO_NOT_QUEUE: then it is dropped;
- *   - the per-connection limit counts owned and queued names and is
- *     checked before anything else.
+ *   - the per-connection limit counts owned and queued names and the
+ *     unique name, and is checked before anything else.
  *
  * Invariants: a Name is in the map iff its queue is not empty; every
  * NameOwnership is on exactly one name queue and one peer list;
@@ -199,7 +199,8 @@ int names_request(NameRegistry *registry, NamePeerState *peer, const char *str,
         r = name_length(str, &n);
         if (r < 0)
                 return r;
-        if (peer->n_ownerships >= max_names)
+        /* + 1: the unique name counts, as in dbus-daemon. */
+        if (peer->n_ownerships + 1 >= max_names)
                 return NAMES_E_LIMIT;
 
         change_set(&change, str, n, NULL, NULL);

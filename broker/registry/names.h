@@ -22,9 +22,12 @@ struct Peer;
  *     (dbus-daemon answers InvalidArgs for both);
  *   - the busconfig/manifest "own" policy allows the request.
  * The max_names_per_connection limit is checked HERE, from the limit the
- * caller passes, exactly where dbus-daemon checks it: before anything
- * else, against the number of names the peer owns or is queued for, so a
- * peer at its limit gets NAMES_E_LIMIT even for a name it already holds.
+ * caller passes, exactly where and how dbus-daemon checks it: before
+ * anything else, against the number of names the peer owns or is queued
+ * for PLUS ONE for its unique name (dbus-daemon registers unique names as
+ * names like any other), so with a limit of 3 a peer gets two well-known
+ * names, and a peer at its limit gets NAMES_E_LIMIT even for a name it
+ * already holds.
  *
  * Every operation reports the primary-ownership change it caused in a
  * NameChange (name copied in, so it outlives the registry's entry). The
@@ -80,7 +83,7 @@ typedef struct NamePeerState {
         struct Peer *peer;
         const char *unique_name;
         IList ownerships;       /* NameOwnership.peer_link, in request order */
-        size_t n_ownerships;    /* owned + queued, what the limit counts */
+        size_t n_ownerships;    /* owned + queued well-known names */
 } NamePeerState;
 
 /* One peer's place in one name's queue (the first one is the owner). */

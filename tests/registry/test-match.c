@@ -309,6 +309,13 @@ static void test_match_eavesdrop(void **state) {
         assert_true(matches("eavesdrop='true',destination=':1.9'", &t));
         assert_false(matches("eavesdrop='true',destination=':1.8'", &t));
         assert_false(matches("destination=':1.9'", &t));
+
+        /* A monitor's rule is made eavesdropping: it then sees the unicast. */
+        MatchRule *rule = parse_ok("type='method_call'");
+        assert_false(match_rule_matches(rule, &t.msg));
+        match_rule_set_eavesdrop(rule, true);
+        assert_true(match_rule_matches(rule, &t.msg));
+        match_rule_free(rule);
 }
 
 static void test_match_args(void **state) {

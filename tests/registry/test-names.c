@@ -244,29 +244,41 @@ static void test_release(void **state) {
         assert_int_equal(release(f, &f->c, "org.example.A", &c), NAMES_RELEASE_NON_EXISTENT);
 }
 
+/* max_names_per_connection counts owned and queued names plus the unique name. */
 static void test_limit(void **state) {
         Fixture *f = *state;
         NameChange c;
         uint32_t reply = 0;
 
-        assert_int_equal(names_request(f->registry, &f->a, "org.example.A", 0, 2, &c, &reply), 0);
-        assert_int_equal(names_request(f->registry, &f->b, "org.example.B", 0, 2, &c, &reply), 0);
-        /* Queued names count too. */
-        assert_int_equal(names_request(f->registry, &f->a, "org.example.B", 0, 2, &c, &reply), 0);
+        assert_int_equal(names_request(f->registry, &f->a, "org.example.A", 0, 3, &c, &reply), 0);
+        assert_int_equal(names_request(f->registry, &f->b, "org.example.B", 0, 3, &c, &reply), 0);
+        /* Queued names count too: a's unique name, A, and its place for B make 3. */
+        assert_int_equal(names_request(f->registry, &f->a, "org.example.B", 0, 3, &c, &reply), 0);
         assert_int_equal(reply, NAMES_REPLY_IN_QUEUE);
-        assert_int_equal(names_request(f->registry, &f->a, "org.example.C", 0, 2, &c, &reply),
+        assert_int_equal(names_request(f->registry, &f->a, "org.example.C", 0, 3, &c, &reply),
                          NAMES_E_LIMIT);
         /* As in dbus-daemon, the check comes first, even for a held name. */
-        assert_int_equal(names_request(f->registry, &f->a, "org.example.A", 0, 2, &c, &reply),
+        assert_int_equal(names_request(f->registry, &f->a, "org.example.A", 0, 3, &c, &reply),
                          NAMES_E_LIMIT);
         assert_null(names_get_owner(f->registry, "org.example.C"));
         assert_int_equal(names_release(f->registry, &f->a, "org.example.B", &c, &reply), 0);
-        assert_int_equal(names_request(f->registry, &f->a, "org.example.C", 0, 2, &c, &reply), 0);
+        assert_int_equal(names_request(f->registry, &f->a, "org.example.C", 0, 3, &c, &reply), 0);
         assert_int_equal(reply, NAMES_REPLY_PRIMARY_OWNER);
+        /* Limits 0 and 1 leave no room beside the unique name. */
         assert_int_equal(names_request(f->registry, &f->c, "org.example.D", 0, 0, &c, &reply),
                          NAMES_E_LIMIT);
+        assert_int_equal(names_request(f->registry, &f->c, "org.example.D", 0, 1, &c, &reply),
+                         NAMES_E_LIMIT);
+        assert_int_equal(names_request(f->registry, &f->c, "org.example.D", 0, 2, &c, &reply), 0);
+        /* No limit at all. */
+        for (int i = 0; i < 600; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "org.example.N%d", i);
+                assert_int_equal(names_request(f->registry, &f->b, name, 0, SIZE_MAX, &c, &reply), 0);
+        }
         release_all(f, &f->a);
         release_all(f, &f->b);
+        release_all(f, &f->c);
 }
 
 static void test_invalid(void **state) {
