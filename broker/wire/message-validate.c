@@ -21,13 +21,50 @@
 #include "message-private.h"
 #include "validate.h"
 
+/*
+ * The length of the complete type starting at each position of one
+ * signature, computed once per signature so that validating many
+ * (empty) arrays never re-walks their element type: validation stays
+ * linear in the size of the message.
+ */
+typedef struct TypeLengths {
+        const char *sig;
+        uint8_t len[VALIDATE_SIGNATURE_MAX + 1];
+} TypeLengths;
+
 typedef struct Validator {
         const uint8_t *data;
         size_t pos;
         size_t end;
         bool little_endian;
         uint32_t n_fds;
+        const TypeLengths *types;       /* of the signature being walked */
 } Validator;
+
+/* Fills lengths for the (validated) complete type or dict entry at sig[pos]. */
+static size_t fill_type_lengths(TypeLengths *t, size_t pos) {
+        const char *sig = t->sig;
+        size_t n = 1;
+
+        if (sig[pos] == 'a') {
+                n = 1 + fill_type_lengths(t, pos + 1);
+        } else if (sig[pos] == '(' || sig[pos] == '{') {
+                char close = sig[pos] == '(' ? ')' : '}';
+                size_t j = pos + 1;
+
+                while (sig[j] != close && sig[j] != 0)
+                        j += fill_type_lengths(t, j);
+                n = j - pos + 1;
+        }
+        t->len[pos] = (uint8_t) n;
+        return n;
+}
+
+static void type_lengths_init(TypeLengths *t, const char *sig, size_t n) {
+        t->sig = sig;
+        for (size_t pos = 0; pos < n; )
+                pos += fill_type_lengths(t, pos);
+}
 
 static int validator_pad(Validator *v, size_t alignment) {
         size_t aligned = ALIGN_TO(v->pos, alignment);
@@ -111,9 +148,7 @@ static int validate_array(Validator *v, const char **sig, unsigned depth) {
         uint32_t len;
         int r;
 
-        element_len = validate_complete_type_length(element, VALIDATE_SIGNATURE_MAX);
-        if (element_len == 0)
-                return MESSAGE_E_INVALID;       /* cannot happen: the signature was validated */
+        element_len = v->types->len[element - v->types->sig];
 
         r = validator_pad(v, 4);
         if (r)
@@ -184,6 +219,22 @@ static int validate_struct(Validator *v, const char **sig, unsigned depth) {
         return 0;
 }
 
+/* Validates one value of the single complete type contents (a variant's). */
+static int validate_contained(Validator *v, const char *contents, unsigned depth) {
+        const TypeLengths *saved = v->types;
+        TypeLengths types;
+        int r;
+
+        type_lengths_init(&types, contents, strlen(contents));
+        r = validator_pad(v, message_type_alignment(contents[0]));
+        if (r)
+                return r;
+        v->types = &types;
+        r = validate_value(v, &contents, depth);
+        v->types = saved;
+        return r;
+}
+
 static int validate_variant(Validator *v, unsigned depth) {
         const char *contents;
         int r;
@@ -193,10 +244,7 @@ static int validate_variant(Validator *v, unsigned depth) {
                 return r;
         if (depth + 1 > MESSAGE_DEPTH_MAX)
                 return MESSAGE_E_INVALID;
-        r = validator_pad(v, message_type_alignment(contents[0]));
-        if (r)
-                return r;
-        return validate_value(v, &contents, depth + 1);
+        return validate_contained(v, contents, depth + 1);
 }
 
 /* Validates the one complete value of type *sig at v->pos and advances both. */
@@ -326,12 +374,9 @@ static int validate_field(Validator *v, Message *m, uint32_t *seen) {
         if (r)
                 return r;
         field_sig = contents;
+        value_pos = ALIGN_TO(v->pos, message_type_alignment(contents[0]));
         /* The header is "yyyyuua(yv)": a field's value sits at depth 3. */
-        r = validator_pad(v, message_type_alignment(contents[0]));
-        if (r)
-                return r;
-        value_pos = v->pos;
-        r = validate_value(v, &contents, 3);
+        r = validate_contained(v, contents, 3);
         if (r)
                 return r;
 
@@ -416,6 +461,7 @@ int message_validate_header(Message *m) {
 }
 
 int message_validate(Message *m) {
+        TypeLengths types;
         const char *sig;
         Validator v;
         int r;
@@ -434,6 +480,8 @@ int message_validate(Message *m) {
                 .n_fds = m->unix_fds,
         };
         sig = m->signature ?: "";
+        type_lengths_init(&types, sig, strlen(sig));
+        v.types = &types;
         while (*sig) {
                 r = validate_value(&v, &sig, 0);
                 if (r)
@@ -465,10 +513,7 @@ int message_next_field(Message *m, size_t pos, uint8_t *ret_code, size_t *ret_st
         r = validate_signature_value(&v, true, &contents);
         if (r)
                 return r;
-        r = validator_pad(&v, message_type_alignment(contents[0]));
-        if (r)
-                return r;
-        r = validate_value(&v, &contents, 3);
+        r = validate_contained(&v, contents, 3);
         if (r)
                 return r;
         *ret_code = code;
