@@ -1,0 +1,434 @@
+/*
+ * Unit tests of transaction.c and of the all-or-nothing promise of
+ * install and remove. System calls the tool makes changes with (write,
+ * fsync, rename, unlink, setxattr, removexattr) are wrapped with
+ * -Wl,--wrap=; the loop tests fail the Nth of them, for every N an
+ * install or remove makes, and check that the tree (every file's bytes
+ * and SMACK64EXEC label) and the stand-in smackfs's effective rules are
+ * exactly as before. Needs root for security.* xattrs (else skipped).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "diagnostic.h"
+#include "fileio.h"
+#include "operations.h"
+#include "smack-rules.h"
+#include "transaction.h"
+
+/* ------------------------------------------------------------------ */
+/* Failure injection. */
+
+static unsigned injected_calls;
+static unsigned fail_at;                /* 0: never */
+
+static bool inject(void) {
+        injected_calls++;
+        if (fail_at != 0 && injected_calls == fail_at) {
+                errno = EIO;
+                return true;
+        }
+        return false;
+}
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+int __real_rename(const char *from, const char *to);
+int __wrap_rename(const char *from, const char *to);
+int __real_unlink(const char *path);
+int __wrap_unlink(const char *path);
+int __real_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
+int __wrap_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
+int __real_removexattr(const char *path, const char *name);
+int __wrap_removexattr(const char *path, const char *name);
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n) {
+        return inject() ? -1 : __real_write(fd, buf, n);
+}
+int __wrap_fsync(int fd) {
+        return inject() ? -1 : __real_fsync(fd);
+}
+int __wrap_rename(const char *from, const char *to) {
+        return inject() ? -1 : __real_rename(from, to);
+}
+int __wrap_unlink(const char *path) {
+        return inject() ? -1 : __real_unlink(path);
+}
+int __wrap_setxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
+        return inject() ? -1 : __real_setxattr(path, name, value, size, flags);
+}
+int __wrap_removexattr(const char *path, const char *name) {
+        return inject() ? -1 : __real_removexattr(path, name);
+}
+
+/* ------------------------------------------------------------------ */
+/* A scratch root and a description of its whole state. */
+
+typedef struct Scratch {
+        char root[64];
+        char smackfs[96];
+        char manifest_dir[96];
+} Scratch;
+
+static FILE *state_out;
+static const char *state_root;
+
+static int describe_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        _cleanup_free_ char *data = NULL;
+        char label[256] = "-";
+        size_t size = 0;
+        ssize_t n;
+
+        if (type != FTW_F || strcmp(path + strlen(path) - 5, "/lock") == 0 ||
+            strstr(path, "/smackfs/"))
+                return 0;
+        assert_int_equal(fileio_read(path, &data, &size), 0);
+        n = getxattr(path, "security.SMACK64EXEC", label, sizeof(label) - 1);
+        label[n > 0 ? n : 1] = '\0';
+        fprintf(state_out, "%s [%s] %zu:", path + strlen(state_root), label, size);
+        fwrite(data, 1, size, state_out);
+        fputc('\n', state_out);
+        return 0;
+}
+
+/* Every file with its bytes and label, then the effective kernel rules. */
+static char *describe(const Scratch *s) {
+        _cleanup_(smack_rules_freep) SmackRules *rules = NULL;
+        _cleanup_free_ char *load2 = NULL, *path = NULL, *kernel = NULL;
+        char *text = NULL;
+        size_t size = 0;
+
+        state_out = open_memstream(&text, &size);
+        state_root = s->root;
+        assert_non_null(state_out);
+        assert_int_equal(nftw(s->root, describe_entry, 16, FTW_PHYS), 0);
+        path = fileio_join(s->smackfs, "load2");
+        assert_int_equal(fileio_read(path, &load2, NULL), 0);
+        assert_int_equal(smack_rules_new(&rules), 0);
+        assert_int_equal(smack_rules_parse(rules, load2, true, NULL), 0);
+        assert_int_equal(smack_rules_format(rules, "kernel", &kernel), 0);
+        fputs(kernel, state_out);
+        fclose(state_out);
+        return text;
+}
+
+static const char mce_xml[] =
+        "<aegis><request><credential name=\"Cellular\"/><for path=\"/usr/bin/mce\"/></request>"
+        "<provide><credential name=\"DeviceModeControl\"/>"
+        "<dbus name=\"com.nokia.mce\" own=\"SELF\" bus=\"system\"><node name=\"/\">"
+        "<interface name=\"com.nokia.mce.request\"><method name=\"req\">"
+        "<annotation name=\"com.maemo.Aegis\" value=\"DeviceModeControl\"/>"
+        "</method></interface></node></dbus></provide></aegis>\n";
+static const char maps_xml[] =
+        "<aegis><request><credential name=\"Location\"/><credential name=\"mce::DeviceModeControl\"/>"
+        "<for path=\"/usr/bin/maps\"/></request></aegis>\n";
+static const char maps2_xml[] =
+        "<aegis><request><credential name=\"NetService\"/>"
+        "<for path=\"/usr/bin/maps2\"/></request></aegis>\n";
+
+static void write_text(const char *dir, const char *name, const char *text) {
+        _cleanup_free_ char *path = fileio_join(dir, name);
+
+        assert_int_equal(fileio_write_atomic(path, text, strlen(text), 0644), 0);
+}
+
+static bool security_xattrs_work(const char *dir) {
+        _cleanup_free_ char *path = fileio_join(dir, "probe");
+        bool ok;
+
+        write_text(dir, "probe", "");
+        ok = setxattr(path, "security.SMACK64EXEC", "x", 1, 0) == 0;
+        unlink(path);
+        return ok;
+}
+
+static int setup(void **state) {
+        Scratch *s = calloc(1, sizeof(*s));
+        _cleanup_free_ char *bin = NULL;
+
+        assert_non_null(s);
+        strcpy(s->root, "/tmp/test-transaction.XXXXXX");
+        assert_non_null(mkdtemp(s->root));
+        snprintf(s->smackfs, sizeof(s->smackfs), "%s/smackfs", s->root);
+        snprintf(s->manifest_dir, sizeof(s->manifest_dir), "%s/input", s->root);
+        bin = fileio_join(s->root, "usr/bin");
+        assert_int_equal(fileio_mkdir_p(bin, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(s->smackfs, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(s->manifest_dir, 0755), 0);
+        write_text(s->smackfs, "load2", "other rule r\n");
+        write_text(s->smackfs, "access2", "");
+        write_text(bin, "mce", "#!/bin/true\n");
+        write_text(bin, "maps", "#!/bin/true\n");
+        write_text(bin, "maps2", "#!/bin/true\n");
+        write_text(s->manifest_dir, "mce.xml", mce_xml);
+        write_text(s->manifest_dir, "maps.xml", maps_xml);
+        write_text(s->manifest_dir, "maps2.xml", maps2_xml);
+        *state = s;
+        return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        return remove(path);
+}
+
+static int teardown(void **state) {
+        Scratch *s = *state;
+
+        nftw(s->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(s);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The transaction module on its own. */
+
+static void test_rollback_restores_everything(void **state) {
+        const Scratch *s = *state;
+        _cleanup_(transaction_freep) Transaction *t = NULL;
+        _cleanup_free_ char *before = NULL, *after = NULL, *changed = NULL;
+        _cleanup_free_ char *a = fileio_join(s->root, "a"), *b = fileio_join(s->root, "b");
+        _cleanup_free_ char *bin = fileio_join(s->root, "usr/bin/mce");
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        write_text(s->root, "a", "old a\n");
+        assert_int_equal(chmod(a, 0600), 0);
+        assert_int_equal(setxattr(bin, "security.SMACK64EXEC", "old", 3, 0), 0);
+        before = describe(s);
+
+        assert_int_equal(transaction_new(s->smackfs, &t), 0);
+        assert_int_equal(transaction_write_file(t, a, "new a\n", 6, 0644), 0);
+        assert_int_equal(transaction_write_file(t, b, "new b\n", 6, 0644), 0);
+        assert_int_equal(transaction_write_file(t, b, "newer b\n", 8, 0644), 0);
+        assert_int_equal(transaction_set_xattr(t, bin, "security.SMACK64EXEC", "new"), 0);
+        assert_int_equal(transaction_set_kernel_rule(t, "other", "rule", SMACK_ACCESS_WRITE), 0);
+        assert_int_equal(transaction_set_kernel_rule(t, "x", "y", SMACK_ACCESS_READ), 0);
+        assert_int_equal(transaction_size(t), 6);
+        changed = describe(s);
+        assert_string_not_equal(before, changed);
+        assert_int_equal(transaction_rollback(t), 0);
+        after = describe(s);
+        assert_string_equal(before, after);
+
+        struct stat st;
+        assert_int_equal(stat(a, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        assert_int_equal(access(b, F_OK), -1);
+        assert_int_equal(removexattr(bin, "security.SMACK64EXEC"), 0);
+        unlink(a);
+}
+
+static void test_free_without_commit_rolls_back(void **state) {
+        const Scratch *s = *state;
+        _cleanup_free_ char *path = fileio_join(s->root, "c"), *text = NULL;
+        Transaction *t = NULL;
+
+        assert_int_equal(transaction_new(NULL, &t), 0);
+        assert_int_equal(transaction_write_file(t, path, "c", 1, 0644), 0);
+        assert_int_equal(transaction_set_kernel_rule(t, "a", "b", SMACK_ACCESS_READ), -EINVAL);
+        transaction_free(t);
+        assert_int_equal(access(path, F_OK), -1);
+
+        assert_int_equal(transaction_new(NULL, &t), 0);
+        assert_int_equal(transaction_write_file(t, path, "c", 1, 0644), 0);
+        transaction_commit(t);
+        transaction_free(t);
+        assert_int_equal(fileio_read(path, &text, NULL), 0);
+        assert_string_equal(text, "c");
+        unlink(path);
+}
+
+static void test_failed_change_is_undone(void **state) {
+        const Scratch *s = *state;
+        _cleanup_(transaction_freep) Transaction *t = NULL;
+        _cleanup_free_ char *path = fileio_join(s->root, "d"), *text = NULL;
+
+        write_text(s->root, "d", "original");
+        assert_int_equal(transaction_new(s->smackfs, &t), 0);
+        /* The rename of the atomic write fails: the file stays, no temp is left. */
+        injected_calls = 0;
+        fail_at = 3;                            /* write, fsync, rename */
+        assert_int_equal(transaction_write_file(t, path, "replacement", 11, 0644), -EIO);
+        fail_at = 0;
+        assert_int_equal(transaction_rollback(t), 0);
+        assert_int_equal(fileio_read(path, &text, NULL), 0);
+        assert_string_equal(text, "original");
+        unlink(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* install and remove, failing at every step. */
+
+typedef enum Operation {
+        OPERATION_INSTALL_MAPS,
+        OPERATION_UPGRADE_MAPS,                 /* maps2.xml as package maps */
+        OPERATION_REMOVE_MAPS,
+} Operation;
+
+static int run_operation(const Scratch *s, Operation operation) {
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        _cleanup_free_ char *maps = fileio_join(s->manifest_dir, "maps.xml");
+        _cleanup_free_ char *maps2 = fileio_join(s->manifest_dir, "maps2.xml");
+        ToolPathOptions options = { .root = s->root };
+        ToolContext c = {};
+        int r;
+
+        options.paths[TOOL_PATH_SMACKFS] = s->smackfs;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(tool_paths_init(&c.paths, &options), 0);
+        c.diag = diag;
+        c.out = c.err = fopen("/dev/null", "w");
+        assert_non_null(c.out);
+        switch (operation) {
+        case OPERATION_INSTALL_MAPS:
+                r = tool_install(&c, "maps", maps, "thirdparty");
+                break;
+        case OPERATION_UPGRADE_MAPS:
+                r = tool_install(&c, "maps", maps2, "system");
+                break;
+        default:
+                r = tool_remove(&c, "maps");
+                break;
+        }
+        fclose(c.out);
+        tool_paths_deinit(&c.paths);
+        return r;
+}
+
+static void install_mce(const Scratch *s) {
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        _cleanup_free_ char *mce = fileio_join(s->manifest_dir, "mce.xml");
+        ToolPathOptions options = { .root = s->root };
+        ToolContext c = {};
+
+        options.paths[TOOL_PATH_SMACKFS] = s->smackfs;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(tool_paths_init(&c.paths, &options), 0);
+        c.diag = diag;
+        c.out = c.err = stderr;
+        assert_int_equal(tool_install(&c, "mce", mce, "system"), 0);
+        tool_paths_deinit(&c.paths);
+}
+
+/*
+ * Fail the 1st, 2nd, ... wrapped call of operation; each failing run must
+ * leave the state as it was, each run that still succeeds (a failure the
+ * tool may ignore, like a directory fsync) is undone by undo. Returns how
+ * many runs failed.
+ */
+static unsigned fail_each_step(const Scratch *s, Operation operation, Operation undo,
+                               const char *expected_after) {
+        _cleanup_free_ char *before = describe(s);
+        unsigned total, failed = 0;
+
+        injected_calls = 0;
+        fail_at = 0;
+        assert_int_equal(run_operation(s, operation), 0);
+        total = injected_calls;
+        if (expected_after) {
+                _cleanup_free_ char *after = describe(s);
+
+                assert_string_equal(after, expected_after);
+        }
+        assert_int_equal(run_operation(s, undo), 0);
+        {
+                _cleanup_free_ char *again = describe(s);
+
+                assert_string_equal(again, before);
+        }
+        assert_true(total > 5);
+        for (unsigned n = 1; n <= total; n++) {
+                _cleanup_free_ char *after = NULL;
+                int r;
+
+                injected_calls = 0;
+                fail_at = n;
+                r = run_operation(s, operation);
+                fail_at = 0;
+                if (r == 0) {
+                        assert_int_equal(run_operation(s, undo), 0);
+                } else {
+                        assert_int_equal(r, -EIO);
+                        failed++;
+                }
+                after = describe(s);
+                if (strcmp(after, before) != 0)
+                        fail_msg("failing call %u of %u changed the state:\n--- before\n%s\n--- after\n%s",
+                                 n, total, before, after);
+        }
+        return failed;
+}
+
+static void test_install_fails_cleanly_at_every_step(void **state) {
+        const Scratch *s = *state;
+        unsigned failed;
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        install_mce(s);
+        failed = fail_each_step(s, OPERATION_INSTALL_MAPS, OPERATION_REMOVE_MAPS, NULL);
+        /* Every write, rename, xattr and kernel rule is a step that can fail. */
+        assert_true(failed > 5);
+}
+
+static void test_upgrade_fails_cleanly_at_every_step(void **state) {
+        const Scratch *s = *state;
+        _cleanup_free_ char *installed = NULL;
+        unsigned failed;
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        assert_int_equal(run_operation(s, OPERATION_INSTALL_MAPS), 0);
+        installed = describe(s);
+        /* The upgrade relabels maps2, unlabels maps, rewrites rules: undo it by
+         * reinstalling the old manifest. */
+        failed = fail_each_step(s, OPERATION_UPGRADE_MAPS, OPERATION_INSTALL_MAPS, NULL);
+        assert_true(failed > 5);
+        {
+                _cleanup_free_ char *now = describe(s);
+
+                assert_string_equal(now, installed);
+        }
+        assert_int_equal(run_operation(s, OPERATION_REMOVE_MAPS), 0);
+}
+
+static void test_remove_fails_cleanly_at_every_step(void **state) {
+        const Scratch *s = *state;
+        unsigned failed;
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        assert_int_equal(run_operation(s, OPERATION_INSTALL_MAPS), 0);
+        failed = fail_each_step(s, OPERATION_REMOVE_MAPS, OPERATION_INSTALL_MAPS, NULL);
+        assert_true(failed > 5);
+        assert_int_equal(run_operation(s, OPERATION_REMOVE_MAPS), 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_rollback_restores_everything),
+                cmocka_unit_test(test_free_without_commit_rolls_back),
+                cmocka_unit_test(test_failed_change_is_undone),
+                cmocka_unit_test(test_install_fails_cleanly_at_every_step),
+                cmocka_unit_test(test_upgrade_fails_cleanly_at_every_step),
+                cmocka_unit_test(test_remove_fails_cleanly_at_every_step),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
