@@ -508,6 +508,11 @@ static void on_dbus(Parser *p, Frame *frame, const Frame *parent, const char **v
                              "with a digit, e.g. com.nokia.mce", v[0]);
                 return;
         }
+        if (strcmp(v[0], "org.freedesktop.DBus") == 0) {
+                parser_error(p, &frame->loc, "org.freedesktop.DBus is the bus itself: no package "
+                             "can declare it");
+                return;
+        }
         BusKind bus = BUS_SYSTEM;
         if (!v[1])
                 parser_warning(p, &frame->loc, "<dbus name=\"%s\"> has no bus attribute: read "

@@ -669,6 +669,13 @@ static void test_misc_errors_and_warnings(void **state) {
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "buf.xml", 1, 24, "unknown element <services> inside <aegis>: expected <request>, <provide>, <account>");
         diagnostics_free(diag);
 
+        /* The driver's name is nobody's. */
+        assert_int_equal(parse_string("<aegis><provide>\n  <dbus name=\"org.freedesktop.DBus\" bus=\"system\"/>"
+                                      "</provide></aegis>", "pkg", &diag, &p), MANIFEST_E_INVALID);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "buf.xml", 2, 3,
+                          "org.freedesktop.DBus is the bus itself: no package can declare it");
+        diagnostics_free(diag);
+
         /* Entities are refused before they can expand. */
         assert_int_equal(parse_string("<!DOCTYPE aegis [<!ENTITY a \"x\">]><aegis>&a;</aegis>",
                                       "pkg", &diag, &p), MANIFEST_E_INVALID);
