@@ -80,5 +80,19 @@ const char *parser_element_name(ElementKind kind);
 int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
                          const char *what, char **ret_label, char **ret_provider);
 
+/* "<E> needs a A attribute" unless value is set; true if it is. */
+bool parser_require_attr(Parser *p, ElementKind kind, const char *value, const char *attr,
+                         const SourceLoc *loc, const char *example);
+
+/* Handlers of the D-Bus elements (manifest-dbus.c); values as in the attribute table. */
+void parser_on_dbus(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_owner(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_node(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_interface(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_method(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_signal(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_property(Parser *p, Frame *frame, const Frame *parent, const char **v);
+void parser_on_annotation(Parser *p, Frame *frame, const Frame *parent, const char **v);
+
 /* After a parse without errors: resolve tokens, apply defaults, warn. */
 int parser_finish(Parser *p);
