@@ -173,12 +173,16 @@ int message_read(Message *m, const char *signature, ...);
 
 /*
  * Building. Messages are built little endian. Strings passed to setters
- * are copied and validated (-EINVAL if invalid). append_basic() takes a
- * pointer to the value (as read_basic() fills it), except for s, o and g
- * where value is the string itself; 'h' is appended with append_fd().
- * Container contents follow the reader's convention. finish() validates
- * the result with message_parse() so a built message always parses; a
- * serial left at 0 is assigned from a process-wide counter.
+ * are copied and validated (-EINVAL if invalid; NULL clears the field).
+ * append_basic() takes a pointer to the value (as read_basic() fills
+ * it), except for s, o and g where value is the string itself; 'h' is
+ * appended with append_fd(), which duplicates the descriptor. Container
+ * contents follow the reader's convention; a value that does not fit
+ * the open container's contents is -EINVAL. finish() runs the result
+ * through the same validation as message_parse(), so a built message
+ * always parses: a missing required header field is -EINVAL, over the
+ * size limits MESSAGE_E_TOO_LARGE. A serial left at 0 is assigned from a
+ * process-wide counter. On success the descriptors move to the message.
  */
 int message_builder_new(uint8_t type, MessageBuilder **ret);
 /* A builder with the header of m (not its body, signature or fds). */
