@@ -10,13 +10,13 @@ helper=$1
 failures=0
 
 check() {
-        # check NAME EXPECTED ACTUAL
-        if [ "$2" = "$3" ]; then
-                echo "ok - $1"
-        else
-                echo "not ok - $1: expected '$2', got '$3'"
-                failures=$((failures + 1))
-        fi
+    # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1: expected '$2', got '$3'"
+        failures=$((failures + 1))
+    fi
 }
 
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
@@ -35,7 +35,7 @@ check "a '-' rule revokes" 0 "$("$helper" access Apple Orange r)"
 check "init runs with the floor label" _ "$(cat /proc/self/attr/current)"
 check "run sets the label" Apple "$("$helper" run Apple cat /proc/self/attr/current)"
 check "run drops CAP_MAC_OVERRIDE" no \
-        "$("$helper" run Apple capsh --has-p=cap_mac_override 2>/dev/null && echo yes || echo no)"
+    "$("$helper" run Apple capsh --has-p=cap_mac_override 2>/dev/null && echo yes || echo no)"
 check "root has CAP_MAC_OVERRIDE" yes "$(capsh --has-p=cap_mac_override 2>/dev/null && echo yes || echo no)"
 
 # Enforcement: a file labelled Secret on tmpfs.
@@ -43,10 +43,10 @@ echo secret > /tmp/secret
 "$helper" setxattr /tmp/secret security.SMACK64 Secret
 check "the file carries its label" Secret "$("$helper" getxattr /tmp/secret security.SMACK64)"
 check "Apple cannot read Secret without a rule" denied \
-        "$("$helper" run Apple cat /tmp/secret 2>/dev/null || echo denied)"
+    "$("$helper" run Apple cat /tmp/secret 2>/dev/null || echo denied)"
 printf 'Apple Secret r' > /sys/fs/smackfs/load2
 check "Apple reads Secret with 'Apple Secret r'" secret \
-        "$("$helper" run Apple cat /tmp/secret 2>/dev/null || echo denied)"
+    "$("$helper" run Apple cat /tmp/secret 2>/dev/null || echo denied)"
 check "root reads Secret anyway (CAP_MAC_OVERRIDE)" secret "$(cat /tmp/secret)"
 
 # SO_PEERSEC.
@@ -58,7 +58,7 @@ cp /bin/cat /tmp/labelled-cat
 check "SMACK64EXEC is stored" Cherry "$("$helper" getxattr /tmp/labelled-cat security.SMACK64EXEC)"
 check "a SMACK64EXEC binary runs with its label" Cherry "$(/tmp/labelled-cat /proc/self/attr/current)"
 check "an unlabelled binary keeps the caller's label" Apple \
-        "$("$helper" run Apple /bin/cat /proc/self/attr/current)"
+    "$("$helper" run Apple /bin/cat /proc/self/attr/current)"
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
