@@ -23,8 +23,8 @@ typedef struct PolicyCompileError {
 /*
  * The file image for set: deterministic (the same set, in any package
  * order, gives the same bytes). Only system-bus names are compiled.
- * Returns 0, POLICY_COMPILE_E_* (with ret_error filled when not NULL), or
- * a negative errno.
+ * Returns 0, POLICY_COMPILE_E_* (with ret_error filled when not NULL),
+ * POLICY_BUILDER_E_TOO_LARGE, or a negative errno.
  */
 int policy_compile(const PolicySet *set, uint8_t **ret_data, size_t *ret_size,
                    PolicyCompileError *ret_error);
