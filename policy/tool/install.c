@@ -111,8 +111,12 @@ static int step_manifest(Transaction *t, ToolContext *c, const InstallPlan *plan
 }
 
 static int step_kernel(Transaction *t, ToolContext *c, const InstallPlan *plan) {
-        if (!c->paths.smackfs)
+        if (!c->paths.smackfs) {
+                if (!c->paths.root && plan->kernel_changes->n_rules > 0)
+                        fprintf(c->err, "note: smackfs is not mounted: the rules are stored in %s "
+                                "but not loaded into the kernel\n", c->paths.rules_dir);
                 return 0;
+        }
         for (size_t i = 0; i < plan->kernel_changes->n_rules; i++) {
                 const SmackRule *rule = &plan->kernel_changes->rules[i];
                 int r = transaction_set_kernel_rule(t, rule->subject, rule->object, rule->access);

@@ -92,6 +92,11 @@ check "a broken manifest exits 3" 3 $?
 grep -q "broken.xml:[0-9]*:[0-9]*: error" "$work/out"
 check "its error names file:line:column" 0 $?
 check "a refused install changes nothing" "$after_maps" "$(state)"
+run install --origin system mce2 "$work/mce.xml"
+check "a second package declaring com.nokia.mce exits 3" 3 $?
+grep -q "com.nokia.mce" "$work/out"
+check "the conflict names the bus name" 0 $?
+check "a conflicting install changes nothing" "$after_maps" "$(state)"
 run remove nosuchpackage
 check "removing an unknown package exits 4" 4 $?
 run install "bad/name" "$work/maps.xml"
