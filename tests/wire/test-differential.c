@@ -1,7 +1,8 @@
 /*
  * Differential test: for every input of the given corpus directories,
  * broker/wire's message_parse() and libdbus' dbus_message_demarshal()
- * must agree on accept or reject. Files named valid-* must also be
+ * must agree on accept or reject, and where both accept, on the header
+ * fields and the top-level arguments. Files named valid-* must also be
  * accepted by message_parse(), files named invalid-* rejected.
  *
  * Intended differences are the classes below, each with its reason;
@@ -130,16 +131,17 @@ static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
         return 0;
 }
 
-static bool ours_accepts(const uint8_t *data, size_t size) {
+static Message *ours_parse(const uint8_t *data, size_t size) {
         Message *m = NULL;
-        int r = message_parse(data, size, NULL, 0, &m);
 
-        message_unref(m);
-        return r == 0;
+        if (message_parse(data, size, NULL, 0, &m) != 0)
+                return NULL;
+        return m;
 }
 
-static bool libdbus_accepts(const uint8_t *data, size_t size, unsigned *ret_classes,
-                            char *why, size_t why_size) {
+/* The message libdbus accepted (NULL if rejected), with the difference classes it shows. */
+static DBusMessage *libdbus_parse(const uint8_t *data, size_t size, unsigned *ret_classes,
+                                  char *why, size_t why_size) {
         DBusError error;
         DBusMessage *m;
 
@@ -149,9 +151,8 @@ static bool libdbus_accepts(const uint8_t *data, size_t size, unsigned *ret_clas
         snprintf(why, why_size, "%s", dbus_error_is_set(&error) ? error.message : "-");
         dbus_error_free(&error);
         if (!m)
-                return false;
+                return NULL;
         *ret_classes = classify(m);
-        dbus_message_unref(m);
         /*
          * demarshal() takes the first message out of the buffer and ignores
          * what follows; message_parse() gets exactly one framed message.
@@ -159,15 +160,86 @@ static bool libdbus_accepts(const uint8_t *data, size_t size, unsigned *ret_clas
          */
         if (size >= 16 && dbus_message_demarshal_bytes_needed((const char *) data, (int) size) != (int) size) {
                 snprintf(why, why_size, "trailing bytes after the message");
-                return false;
+                dbus_message_unref(m);
+                return NULL;
         }
-        return true;
+        return m;
+}
+
+static bool same_string(const char *a, const char *b) {
+        /* libdbus reports an absent signature as "". */
+        return strcmp(a ?: "", b ?: "") == 0;
+}
+
+/* When both accept, they must also read the same header. */
+static const char *header_mismatch(Message *ours, DBusMessage *theirs) {
+        if (message_get_type(ours) != dbus_message_get_type(theirs))
+                return "type";
+        if (message_get_serial(ours) != dbus_message_get_serial(theirs))
+                return "serial";
+        if (message_get_reply_serial(ours) != dbus_message_get_reply_serial(theirs))
+                return "reply serial";
+        if (!!(message_get_flags(ours) & MESSAGE_FLAG_NO_REPLY_EXPECTED) != !!dbus_message_get_no_reply(theirs))
+                return "no-reply flag";
+        if (!(message_get_flags(ours) & MESSAGE_FLAG_NO_AUTO_START) != !!dbus_message_get_auto_start(theirs))
+                return "auto-start flag";
+        if (!!(message_get_flags(ours) & MESSAGE_FLAG_ALLOW_INTERACTIVE_AUTHORIZATION) !=
+            !!dbus_message_get_allow_interactive_authorization(theirs))
+                return "interactive-authorization flag";
+        if (!same_string(message_get_path(ours), dbus_message_get_path(theirs)))
+                return "path";
+        if (!same_string(message_get_interface(ours), dbus_message_get_interface(theirs)))
+                return "interface";
+        if (!same_string(message_get_member(ours), dbus_message_get_member(theirs)))
+                return "member";
+        if (!same_string(message_get_error_name(ours), dbus_message_get_error_name(theirs)))
+                return "error name";
+        if (!same_string(message_get_destination(ours), dbus_message_get_destination(theirs)))
+                return "destination";
+        if (!same_string(message_get_sender(ours), dbus_message_get_sender(theirs)))
+                return "sender";
+        if (!same_string(message_get_signature(ours), dbus_message_get_signature(theirs)))
+                return "signature";
+        return NULL;
+}
+
+/* ... and the same top-level arguments (what match rules look at). */
+static const char *args_mismatch(Message *ours, DBusMessage *theirs) {
+        MessageArg args[MESSAGE_ARGS_MAX];
+        DBusMessageIter it;
+        unsigned n = 0, i = 0;
+        int type;
+
+        if (message_get_args(ours, args, &n) != 0)
+                return "arguments (message_get_args failed)";
+        if (!dbus_message_iter_init(theirs, &it))
+                return n == 0 ? NULL : "argument count";
+        while ((type = dbus_message_iter_get_arg_type(&it)) != DBUS_TYPE_INVALID && i < MESSAGE_ARGS_MAX) {
+                char expected = type == DBUS_TYPE_STRUCT ? '(' : (char) type;
+
+                if (i >= n || args[i].type != expected)
+                        return "argument type";
+                if (type == DBUS_TYPE_STRING || type == DBUS_TYPE_OBJECT_PATH || type == DBUS_TYPE_SIGNATURE) {
+                        const char *str = NULL;
+
+                        dbus_message_iter_get_basic(&it, &str);
+                        if (!args[i].str || strcmp(args[i].str, str) != 0)
+                                return "string argument";
+                } else if (args[i].str)
+                        return "non-string argument with a string";
+                i++;
+                dbus_message_iter_next(&it);
+        }
+        return i == n ? NULL : "argument count";
 }
 
 /* Returns the number of failures for one file; ORs the differences seen into *seen. */
 static unsigned check_file(const char *dir, const char *name, unsigned *seen) {
         char path[4096], why[512];
         unsigned classes, failures = 0;
+        DBusMessage *theirs_message;
+        Message *ours_message;
+        const char *mismatch;
         bool ours, theirs;
         uint8_t *data = NULL;
         size_t size = 0;
@@ -177,9 +249,19 @@ static unsigned check_file(const char *dir, const char *name, unsigned *seen) {
                 fprintf(stderr, "%s: cannot read\n", path);
                 return 1;
         }
-        ours = ours_accepts(data, size);
-        theirs = libdbus_accepts(data, size, &classes, why, sizeof(why));
+        ours_message = ours_parse(data, size);
+        theirs_message = libdbus_parse(data, size, &classes, why, sizeof(why));
         free(data);
+        ours = ours_message;
+        theirs = theirs_message;
+        if (ours && theirs && ((mismatch = header_mismatch(ours_message, theirs_message)) ||
+                               (mismatch = args_mismatch(ours_message, theirs_message)))) {
+                fprintf(stderr, "FAIL %s: broker/wire and libdbus read a different %s\n", name, mismatch);
+                failures++;
+        }
+        message_unref(ours_message);
+        if (theirs_message)
+                dbus_message_unref(theirs_message);
 
         if (strncmp(name, "valid-", 6) == 0 && !ours) {
                 fprintf(stderr, "FAIL %s: broker/wire rejects a valid message\n", name);
