@@ -265,10 +265,17 @@ class Bus:
         import pyclient
         return pyclient.PyClient(self.address)
 
-    def run(self, argv, timeout=10, check=True, input=None):
+    def session_env(self):
+        """The environment of a client that finds this bus as its session
+        bus (for tools that treat --address as a peer, not a bus)."""
+        env = dict(self.env)
+        env['DBUS_SESSION_BUS_ADDRESS'] = self.address
+        return env
+
+    def run(self, argv, timeout=10, check=True, input=None, env=None):
         """Runs a client program to completion; returns CompletedProcess."""
         try:
-            res = subprocess.run(argv, env=self.env, timeout=timeout,
+            res = subprocess.run(argv, env=env or self.env, timeout=timeout,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, input=input)
         except subprocess.TimeoutExpired as e:
