@@ -59,29 +59,50 @@ static bool key_is(const char *key, size_t key_len, const char *literal) {
         return strlen(literal) == key_len && memcmp(key, literal, key_len) == 0;
 }
 
-/* A bus name, or a namespace of one: a single element is allowed too. */
+static bool is_name_char(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
+}
+
+/*
+ * A unique name as libdbus's _dbus_validate_bus_name() sees it: ':' then
+ * name characters, each '.' followed by one. It takes ":", ":1" and ":.1",
+ * which the specification does not; rules naming them can never match,
+ * but dbus-daemon accepts them in match rules, so we do too.
+ */
+static bool validate_libdbus_unique_name(const char *s, size_t n) {
+        if (n == 0 || n > VALIDATE_NAME_MAX || s[0] != ':')
+                return false;
+        for (size_t i = 1; i < n; i++) {
+                if (s[i] == '.') {
+                        if (i + 1 == n || !is_name_char(s[i + 1]))
+                                return false;
+                        i++;
+                } else if (!is_name_char(s[i])) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* sender= and destination=: a well-known name, or a unique name as libdbus takes it. */
+static bool validate_rule_bus_name(const char *s, size_t n) {
+        if (n > 0 && s[0] == ':')
+                return validate_libdbus_unique_name(s, n);
+        return validate_bus_name(s, n);
+}
+
+/* arg0namespace=: like a bus name, but a single element is allowed too. */
 static bool validate_bus_namespace(const char *s, size_t n) {
+        if (n > 0 && s[0] == ':')
+                return validate_libdbus_unique_name(s, n);
         if (memchr(s, '.', n))
                 return validate_bus_name(s, n);
-        if (n == 0 || n > VALIDATE_NAME_MAX)
+        if (n == 0 || n > VALIDATE_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
                 return false;
-
-        size_t i = 0;
-        bool unique = s[0] == ':';
-        if (unique) {
-                if (n == 1)
+        for (size_t i = 0; i < n; i++)
+                if (!is_name_char(s[i]))
                         return false;
-                i = 1;
-        } else if (s[0] >= '0' && s[0] <= '9') {
-                return false;
-        }
-        for (; i < n; i++) {
-                char c = s[i];
-                bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                          (c >= '0' && c <= '9') || c == '_' || c == '-';
-                if (!ok)
-                        return false;
-        }
         return true;
 }
 
@@ -167,13 +188,13 @@ static int apply_key(MatchParse *p, const char *key, size_t key_len, const char 
                 return parse_type(value, len, &rule->type);
         }
         if (key_is(key, key_len, "sender"))
-                return set_string(&rule->sender, value, len, validate_bus_name);
+                return set_string(&rule->sender, value, len, validate_rule_bus_name);
         if (key_is(key, key_len, "interface"))
                 return set_string(&rule->interface, value, len, validate_interface_name);
         if (key_is(key, key_len, "member"))
                 return set_string(&rule->member, value, len, validate_member_name);
         if (key_is(key, key_len, "destination"))
-                return set_string(&rule->destination, value, len, validate_bus_name);
+                return set_string(&rule->destination, value, len, validate_rule_bus_name);
         if (key_is(key, key_len, "path") || key_is(key, key_len, "path_namespace")) {
                 rule->path_is_namespace = key_len > 4;
                 return set_string(&rule->path, value, len, validate_object_path);

@@ -65,6 +65,13 @@ static void test_parse_keys(void **state) {
                 match_rule_free(rule);
         }
 
+        /* Like libdbus, a one-element unique name (it can never match). */
+        match_rule_free(parse_ok("sender=':1'"));
+        match_rule_free(parse_ok("destination=':x-1'"));
+        match_rule_free(parse_ok("sender=':'"));
+        match_rule_free(parse_ok("sender=':.1'"));
+        match_rule_free(parse_ok("arg0namespace=':'"));
+
         rule = parse_ok("path_namespace='/org/example'");
         assert_true(rule->path_is_namespace);
         assert_string_equal(rule->path, "/org/example");
@@ -135,6 +142,7 @@ static void test_parse_invalid(void **state) {
         static const char *const invalid[] = {
                 "type='foo'", "type=''", "type='Signal'", "type='signal',type='signal'",
                 "sender='bad name'", "sender=''", "sender='a.b',sender='a.b'",
+                "sender=':1.'", "sender='a'", "destination=':1..2'",
                 "interface='nodot'", "interface='a..b'", "member='a.b'", "member='1a'",
                 "path='/a/'", "path='x'", "path=''", "path='/a',path_namespace='/b'",
                 "path_namespace='/a',path='/a'", "destination='9bad.x'",
