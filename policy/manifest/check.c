@@ -8,6 +8,7 @@
  * references are warnings here; parse errors (which would refuse the
  * install) stay errors. Nothing is granted or written.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "device-policy.h"
@@ -40,6 +41,14 @@ static int check_token(Checker *c, const char *label, const SourceLoc *loc, bool
         if (!sep) {
                 if (device_policy_has_global_token(c->device, label))
                         return 0;
+                const char *similar = device_policy_similar_token(c->device, label);
+                if (similar) {
+                        _cleanup_free_ char *why = NULL;
+                        if (asprintf(&why, "is not a global token, but %s is (the case is "
+                                     "significant): write %s", similar, similar) < 0)
+                                return -ENOMEM;
+                        return warn_once(c, label, loc, why);
+                }
                 return warn_once(c, label, loc, requested ?
                                  "is neither provided by this package nor a global token of "
                                  "the device policy: it will not be granted" :

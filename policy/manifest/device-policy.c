@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "device-policy.h"
@@ -61,6 +62,13 @@ bool device_policy_allows(const DevicePolicy *policy, const char *origin, const 
                 if (pattern_matches(rule->patterns[i], name, check_origin_token))
                         return true;
         return false;
+}
+
+const char *device_policy_similar_token(const DevicePolicy *policy, const char *name) {
+        for (size_t i = 0; i < policy->n_global_tokens; i++)
+                if (strcasecmp(policy->global_tokens[i], name) == 0)
+                        return policy->global_tokens[i];
+        return NULL;
 }
 
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label) {

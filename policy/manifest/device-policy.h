@@ -31,5 +31,12 @@ int device_policy_load(const char *path, Diagnostics *diag, DevicePolicy **ret);
  */
 bool device_policy_allows(const DevicePolicy *policy, const char *origin, const char *name,
                           bool check_origin_token);
+/*
+ * The global token that equals name but for case ("trackerReadAccess" ->
+ * "TrackerReadAccess"), or NULL: real files changed case between
+ * revisions, and the case is significant.
+ */
+const char *device_policy_similar_token(const DevicePolicy *policy, const char *name);
+
 /* Whether label may monitor / eavesdrop. */
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);

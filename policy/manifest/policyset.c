@@ -217,11 +217,14 @@ static int report(const Resolver *res, const Credential *c, const char *name, Gr
         };
         if (result == GRANT_GRANTED)
                 return 0;
+        const char *similar = result == GRANT_UNKNOWN_TOKEN ?
+                device_policy_similar_token(res->set->device, name) : NULL;
         return diagnostics_add(res->diag, DIAGNOSTIC_WARNING, c->loc.file, c->loc.line,
-                               c->loc.column, "%s is not granted to %s (origin %s): %s", name,
-                               res->package->name,
+                               c->loc.column, "%s is not granted to %s (origin %s): %s%s%s%s",
+                               name, res->package->name,
                                res->package->origin ? res->package->origin : "unknown",
-                               why[result]);
+                               why[result], similar ? " (did you mean " : "",
+                               similar ? similar : "", similar ? "? the case is significant)" : "");
 }
 
 static int add_grant(Resolver *res, const Request *request, const Credential *c,

@@ -87,6 +87,18 @@ static void test_requirements_and_device(void **state) {
                           "device policy: nobody can hold it, so what it guards is denied to everyone");
         diagnostics_free(diag);
 
+        /* The case of a token is significant; the warning says which one was meant. */
+        char *lower = write_temp("lower.aegis", "<aegis><request>\n<credential name=\"trackerReadAccess\"/>"
+                                 "</request></aegis>");
+        const char *lower_paths[] = { lower };
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(manifest_check(lower_paths, NULL, 1, NULL, diag), 0);
+        assert_diagnostic(diag, DIAGNOSTIC_WARNING, "lower.aegis", 2, 1,
+                          "trackerReadAccess is not a global token, but TrackerReadAccess is (the "
+                          "case is significant): write TrackerReadAccess");
+        diagnostics_free(diag);
+        remove_temp(lower);
+
         /* A device policy that has Camera: clean. */
         DevicePolicy *device = NULL;
         static const char conf[] = "token Camera Cellular\n";

@@ -177,6 +177,24 @@ static void test_add(void **state) {
         package_free(c);
         assert_int_equal(set->n_packages, 2);
         assert_int_equal(policy_set_resolve(set, NULL), 0);
+        device_policy_free(set->device);
+        static const char conf[] = "token Camera\norigin * *\n";
+        assert_int_equal(device_policy_parse_buffer(conf, sizeof(conf) - 1, "d", NULL, &set->device), 0);
+        Package *d = parse_string("<aegis><request>\n  <credential name=\"camera\"/><credential name=\"Camera\"/>"
+                                  "</request></aegis>", "d", NULL);
+        assert_int_equal(policy_set_add(set, d, diag), 0);
+        assert_int_equal(policy_set_resolve(set, diag), 0);
+        assert_grant(d, "Camera", GRANT_GRANTED);
+        assert_grant(d, "camera", GRANT_UNKNOWN_TOKEN);
+        assert_diagnostic(diag, DIAGNOSTIC_WARNING, "d", 2, 3,
+                          "camera is not granted to d (origin unknown): no installed package "
+                          "provides it and it is not a global token of the device policy (did "
+                          "you mean Camera? the case is significant)");
+        /* The empty device policy knows no global token. */
+        static const char empty[] = "";
+        device_policy_free(set->device);
+        assert_int_equal(device_policy_parse_buffer(empty, 0, "e", NULL, &set->device), 0);
+        assert_int_equal(policy_set_resolve(set, NULL), 0);
         assert_grant(a, "Cellular", GRANT_UNKNOWN_TOKEN);
         assert_grant(a, "a::T", GRANT_GRANTED);
         policy_set_free(set);
