@@ -397,7 +397,8 @@ int policy_db_open(const char *path, PolicyDb **ret) {
 
         if (!path || !ret)
                 return -EINVAL;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO in the way is refused below instead of blocking. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -153,6 +154,10 @@ static void test_open_file(void **state) {
         unlink(path);
         assert_int_equal(policy_db_open(path, &db), -ENOENT);
         assert_int_equal(policy_db_open("/tmp", &db), -EBADFD);
+        /* A FIFO is refused at once, not waited on. */
+        assert_int_equal(mkfifo(path, 0600), 0);
+        assert_int_equal(policy_db_open(path, &db), -EBADFD);
+        unlink(path);
 }
 
 static void test_empty_policy(void **state) {
