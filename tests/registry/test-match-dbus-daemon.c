@@ -1,8 +1,10 @@
 /*
  * Differential test of the match-rule parser against the reference
- * dbus-daemon: every rule of the committed corpus and of a built-in list
- * is sent to a private dbus-daemon as AddMatch, and its verdict (accepted,
- * MatchRuleInvalid, LimitsExceeded) compared with match_rule_parse().
+ * dbus-daemon: every rule of the committed corpus, of a built-in list and
+ * of 5,000 generated ones is sent to a private dbus-daemon as AddMatch,
+ * and its verdict (accepted, MatchRuleInvalid, LimitsExceeded) compared
+ * with match_rule_parse(); then RemoveMatch of every pair of spellings of
+ * a pool is compared with match_rule_equal().
  *
  * We must never accept what dbus-daemon refuses. Where we refuse what it
  * accepts, the rule must hit one of the deviations match-rule.c documents
@@ -27,9 +29,9 @@
 
 #define DAEMON "/usr/bin/dbus-daemon"
 
-enum { VERDICT_ACCEPT, VERDICT_INVALID, VERDICT_TOO_LONG, VERDICT_OTHER };
+enum { VERDICT_ACCEPT, VERDICT_INVALID, VERDICT_TOO_LONG, VERDICT_NOT_FOUND, VERDICT_OTHER };
 
-static const char *const verdict_names[] = { "accepted", "invalid", "too long", "other error" };
+static const char *const verdict_names[] = { "accepted", "invalid", "too long", "not found", "other error" };
 
 static const char *const builtin_rules[] = {
         "type='signal'", "type='method_call'", "type='bogus'", "sender=':1.5'", "sender=':1'",
@@ -88,6 +90,8 @@ static int call_driver(DBusConnection *conn, const char *method, const char *tex
                 *ret_verdict = VERDICT_INVALID;
         else if (dbus_error_has_name(&error, "org.freedesktop.DBus.Error.LimitsExceeded"))
                 *ret_verdict = VERDICT_TOO_LONG;
+        else if (dbus_error_has_name(&error, "org.freedesktop.DBus.Error.MatchRuleNotFound"))
+                *ret_verdict = VERDICT_NOT_FOUND;
         else {
                 fprintf(stderr, "%s: %s: %s\n", method, error.name, error.message);
                 *ret_verdict = VERDICT_OTHER;
@@ -242,6 +246,53 @@ static int compare_generated(DBusConnection *conn, unsigned count, unsigned *che
         return failures;
 }
 
+/*
+ * RemoveMatch equality: for each pair (added, removed) of a pool of
+ * spellings, dbus-daemon's "removed or MatchRuleNotFound" must be our
+ * match_rule_equal().
+ */
+static int compare_equality(DBusConnection *conn, unsigned *checked) {
+        static const char *const pool[] = {
+                "type='signal'", "type=signal", "type='signal',eavesdrop='false'",
+                "type='signal',eavesdrop='true'", "eavesdrop='true',type='signal'", "",
+                "eavesdrop='false'", "member='M',type='signal'", "type='signal',member='M'",
+                "arg0='a'", "arg0=a", "arg00='a'", "arg0='a',arg1='b'", "arg1='b',arg0='a'",
+                "arg1='b'", "arg0path='a'", "arg0namespace='a'", "path='/a'", "path_namespace='/a'",
+                "sender=':1.1'", "sender='a.b'", "destination='a.b'", "interface='a.b'",
+                "arg0='it'\\''s'", "arg0=it\\'s", "arg0='a\\b'", "arg0=a\\b", "arg0=''", "arg0=",
+        };
+        int failures = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(pool); i++)
+                for (size_t j = 0; j < ELEMENTSOF(pool); j++) {
+                        MatchRule *a = NULL, *b = NULL;
+                        int added, removed, cleanup;
+
+                        if (match_rule_parse(pool[i], strlen(pool[i]), &a) != 0 ||
+                            match_rule_parse(pool[j], strlen(pool[j]), &b) != 0)
+                                return -1;
+                        bool mine = match_rule_equal(a, b);
+                        match_rule_free(a);
+                        match_rule_free(b);
+
+                        if (call_driver(conn, "AddMatch", pool[i], &added) < 0 || added != VERDICT_ACCEPT ||
+                            call_driver(conn, "RemoveMatch", pool[j], &removed) < 0)
+                                return -1;
+                        if (removed != VERDICT_ACCEPT &&
+                            call_driver(conn, "RemoveMatch", pool[i], &cleanup) < 0)
+                                return -1;
+                        (*checked)++;
+                        if (mine != (removed == VERDICT_ACCEPT)) {
+                                fprintf(stderr, "AddMatch \"%s\", RemoveMatch \"%s\": dbus-daemon %s, "
+                                        "mssf-broker %s\n", pool[i], pool[j],
+                                        removed == VERDICT_ACCEPT ? "removed" : "not found",
+                                        mine ? "equal" : "different");
+                                failures++;
+                        }
+                }
+        return failures;
+}
+
 /* Starts a private dbus-daemon; returns its address in addr. */
 static pid_t start_daemon(const char *config, char *addr, size_t size) {
         int fds[2];
@@ -316,6 +367,12 @@ int main(int argc, char **argv) {
         if (failures >= 0) {
                 int r = compare_generated(conn, 5000, &checked);
                 failures = r < 0 ? r : failures + r;
+        }
+        if (failures >= 0) {
+                unsigned pairs = 0;
+                int r = compare_equality(conn, &pairs);
+                failures = r < 0 ? r : failures + r;
+                printf("%u RemoveMatch pairs compared\n", pairs);
         }
 
         if (conn) {
