@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,14 +167,11 @@ static void tell_bus(ToolContext *c) {
                         strerror(-r), message ? ": " : "", message ? message : "");
 }
 
-/* Lock, prepare, apply, commit (or roll back), then tell the bus. */
-static int run_plan(ToolContext *c, InstallPlan *plan) {
+/* Apply, then commit or roll back; 0, a TOOL_E_* code or -errno. */
+static int apply_or_roll_back(ToolContext *c, const InstallPlan *plan) {
         _cleanup_(transaction_freep) Transaction *t = NULL;
         int r;
 
-        r = plan_prepare(c, plan);
-        if (r != 0)
-                return r;
         r = transaction_new(c->paths.smackfs, &t);
         if (r < 0)
                 return r;
@@ -188,6 +186,32 @@ static int run_plan(ToolContext *c, InstallPlan *plan) {
                 return r;
         }
         transaction_commit(t);
+        return 0;
+}
+
+/*
+ * Prepare, apply, then tell the bus. The package manager's Ctrl-C or
+ * SIGTERM waits until the change is committed or rolled back: dying in
+ * the middle would leave exactly the half-changed system the transaction
+ * exists to prevent.
+ */
+static int run_plan(ToolContext *c, InstallPlan *plan) {
+        sigset_t blocked, saved;
+        int r;
+
+        r = plan_prepare(c, plan);
+        if (r != 0)
+                return r;
+        sigemptyset(&blocked);
+        sigaddset(&blocked, SIGINT);
+        sigaddset(&blocked, SIGTERM);
+        sigaddset(&blocked, SIGHUP);
+        sigaddset(&blocked, SIGQUIT);
+        sigprocmask(SIG_BLOCK, &blocked, &saved);
+        r = apply_or_roll_back(c, plan);
+        sigprocmask(SIG_SETMASK, &saved, NULL);
+        if (r != 0)
+                return r;
         tell_bus(c);
         return 0;
 }
