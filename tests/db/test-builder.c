@@ -197,12 +197,137 @@ static void test_large_policy(void **state) {
         assert_false(policy_db_declares_name(db, "org.example.N200"));
 }
 
+/*
+ * Random policies against a direct reading of the lookup rules: for every
+ * query the file must give what the declarations say, with the unions
+ * computed naively here.
+ */
+static const char *const r_names[] = { "org.r.A", "org.r.B" };
+static const char *const r_paths[] = { "/a", "/b" };
+static const char *const r_ifaces[] = { "org.r.I1", "org.r.I2", "org.r.I3" };
+static const char *const r_members[] = { "M1", "M2", "M3" };
+static const char *const r_tokens[] = { "T1", "T2", "T3", "T4" };
+
+typedef struct RandomDecl {
+        unsigned name, kind, path, iface;
+        int member;                     /* -1: interface default */
+        int token;                      /* -1: open */
+} RandomDecl;
+
+/* The reference: covered? and the token bitmask. */
+static bool reference(const RandomDecl *d, size_t n, unsigned name, unsigned kind,
+                      unsigned path, int iface, int member, unsigned *ret_tokens) {
+        bool member_rule = false, default_rule = false;
+        unsigned member_tokens = 0, default_tokens = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                unsigned bit = d[i].token < 0 ? 0 : 1u << d[i].token;
+
+                if (d[i].name != name || d[i].kind != kind || d[i].path != path)
+                        continue;
+                if (iface >= 0 && (int) d[i].iface != iface)
+                        continue;
+                if (d[i].member < 0) {
+                        default_rule = true;
+                        default_tokens |= bit;
+                } else if (d[i].member == member) {
+                        member_rule = true;
+                        member_tokens |= bit;
+                }
+        }
+        if (member_rule) {
+                /* With an interface the member's own rule wins; without, all add up. */
+                *ret_tokens = iface >= 0 ? member_tokens : member_tokens | default_tokens;
+                return true;
+        }
+        *ret_tokens = default_tokens;
+        return default_rule;
+}
+
+static unsigned token_mask(const PolicyRequirement *req) {
+        unsigned mask = 0;
+
+        for (size_t i = 0; i < req->n_tokens; i++) {
+                const char *t = policy_requirement_token(req, i);
+
+                assert_true(t[0] == 'T' && t[1] >= '1' && t[1] <= '4' && t[2] == '\0');
+                mask |= 1u << (t[1] - '1');
+        }
+        return mask;
+}
+
+static void check_random_policy(unsigned seed) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        RandomDecl decls_r[40];
+        size_t size, n = 10 + seed % 30;
+
+        srand(seed);
+        assert_int_equal(policy_builder_new(&b), 0);
+        for (size_t i = 0; i < n; i++) {
+                RandomDecl *d = &decls_r[i];
+                uint32_t h;
+
+                *d = (RandomDecl) {
+                        .name = (unsigned) rand() % 2, .kind = (unsigned) rand() % 4,
+                        .path = (unsigned) rand() % 2, .iface = (unsigned) rand() % 3,
+                        .member = rand() % 4 - 1, .token = rand() % 5 - 1,
+                };
+                assert_int_equal(policy_builder_add_name(b, r_names[d->name], &h), 0);
+                assert_int_equal(policy_builder_add_rule(b, h, (PolicyKind) d->kind,
+                                                         r_paths[d->path], r_ifaces[d->iface],
+                                                         d->member < 0 ? NULL
+                                                                       : r_members[d->member],
+                                                         d->token < 0 ? NULL
+                                                                      : r_tokens[d->token]),
+                                 0);
+        }
+        assert_int_equal(policy_builder_build(b, &data, &size), 0);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+        for (unsigned name = 0; name < 2; name++)
+                for (unsigned kind = 0; kind < 4; kind++)
+                        for (unsigned path = 0; path < 2; path++)
+                                for (int iface = -1; iface < 3; iface++)
+                                        for (int member = 0; member < 4; member++) {
+                                                PolicyRequirement req;
+                                                unsigned expected = 0;
+                                                bool covered = reference(decls_r, n, name, kind,
+                                                                         path, iface, member,
+                                                                         &expected);
+                                                int r = policy_db_lookup(
+                                                        db, r_names[name], (PolicyKind) kind,
+                                                        r_paths[path],
+                                                        iface < 0 ? NULL : r_ifaces[iface],
+                                                        member < 3 ? r_members[member] : "M9",
+                                                        &req);
+
+                                                if (r == POLICY_DB_UNDECLARED)
+                                                        continue;
+                                                if ((r == 0) != covered ||
+                                                    (covered && token_mask(&req) != expected))
+                                                        fail_msg("seed %u: name %u kind %u path "
+                                                                 "%u iface %d member %d: got %d "
+                                                                 "%#x, expected %d %#x",
+                                                                 seed, name, kind, path, iface,
+                                                                 member, r,
+                                                                 r == 0 ? token_mask(&req) : 0,
+                                                                 covered, expected);
+                                        }
+}
+
+static void test_random_against_reference(void **state) {
+        for (unsigned seed = 1; seed <= 300; seed++)
+                check_random_policy(seed);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_order_independent),
                 cmocka_unit_test(test_merge_and_unions),
                 cmocka_unit_test(test_invalid_input),
                 cmocka_unit_test(test_large_policy),
+                cmocka_unit_test(test_random_against_reference),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
