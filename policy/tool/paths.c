@@ -101,7 +101,13 @@ int tool_paths_init(ToolPaths *paths, const ToolPathOptions *options) {
         if (r >= 0)
                 r = smackfs_for(paths, options);
         if (r >= 0) {
-                paths->file_root = strdup(paths->root ? paths->root : "");
+                /* Without its trailing slashes: "/img/" + "/usr/bin/x" = "/img/usr/bin/x". */
+                const char *prefix = paths->root ? paths->root : "";
+                size_t len = strlen(prefix);
+
+                while (len > 0 && prefix[len - 1] == '/')
+                        len--;
+                paths->file_root = strndup(prefix, len);
                 if (!paths->file_root)
                         r = -ENOMEM;
         }
