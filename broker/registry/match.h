@@ -14,13 +14,15 @@ typedef struct NamePeerState NamePeerState;     /* names.h */
 
 /*
  * AddMatch/RemoveMatch and the choice of broadcast recipients, with the
- * semantics of dbus-daemon's bus/signals.c (see match.c for the details
- * and the few deliberate deviations).
+ * semantics of dbus-daemon's bus/signals.c (see match-rule.c for the
+ * grammar and the few deliberate, stricter deviations; the parser is
+ * tested against dbus-daemon itself).
  *
  * Rules are parsed from their string form (untrusted: any bytes, bounded
  * by MATCH_RULE_MAX), validated, and stored in an index keyed by
- * (sender, interface, member), so delivering a message looks at the few
- * buckets that can match instead of every rule on the bus.
+ * eavesdrop, sender, (interface, member) and then arg0, path or
+ * path_namespace (match.c), so delivering a message looks at the few
+ * lists that can match instead of every rule on the bus.
  *
  * Return codes: 0; MATCH_E_INVALID (MatchRuleInvalid), MATCH_E_TOO_LONG
  * and MATCH_E_QUOTA (LimitsExceeded), MATCH_E_NOT_FOUND
