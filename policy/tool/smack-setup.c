@@ -50,8 +50,8 @@ static bool path_is_safe(const char *path) {
 }
 
 /*
- * The file to label: 0 and *ret, 1 when it does not exist (a warning
- * when labelling: removing a label from nothing is no news), or
+ * The file to label: 0 and *ret, which is NULL when it does not exist (a
+ * warning when labelling: removing a label from nothing is no news), or
  * SMACK_SETUP_E_PATH after an error in diag.
  */
 static int resolve_binary(const ToolPaths *paths, const Package *package,
@@ -72,12 +72,13 @@ static int resolve_binary(const ToolPaths *paths, const Package *package,
         if (!resolved) {
                 if (errno != ENOENT)
                         return -errno;
+                *ret = NULL;
                 if (!labelling)
-                        return 1;
+                        return 0;
                 diagnostics_add(diag, DIAGNOSTIC_WARNING, file, target->loc.line, target->loc.column,
                                 "binary %s does not exist: not labelled, it will run without "
                                 "this package's credentials", joined);
-                return 1;
+                return 0;
         }
         if (paths->file_root[0] != '\0') {
                 size_t n;
@@ -114,8 +115,8 @@ static int label_target(Transaction *t, const ToolPaths *paths, const Package *p
         int r;
 
         r = resolve_binary(paths, package, target, value != NULL, diag, &file);
-        if (r != 0)
-                return r == 1 ? 0 : r;
+        if (r != 0 || !file)
+                return r;
         if (value && exec_label_is(file, value))
                 return 0;
         if (!value && !exec_label_is(file, package->name))
