@@ -101,6 +101,30 @@ int message_parse(const void *data, size_t size, int *fds, size_t n_fds, Message
         return 0;
 }
 
+int message_peek_unix_fds(const void *data, size_t size, uint32_t *ret_n) {
+        Message m = {
+                .n_ref = 1,
+                .data = (uint8_t *) data,       /* only read by the header check */
+                .size = size,
+                .capacity = size,
+        };
+        size_t total;
+        int r;
+
+        r = message_frame_size(data, size, MESSAGE_SIZE_MAX, &total);
+        if (r == MESSAGE_E_NEED_MORE)
+                return MESSAGE_E_INVALID;
+        if (r)
+                return r;
+        if (total != size)
+                return MESSAGE_E_INVALID;
+        r = message_validate_header(&m);
+        if (r)
+                return r;
+        *ret_n = m.unix_fds;
+        return 0;
+}
+
 Message *message_ref(Message *m) {
         if (m)
                 m->n_ref++;

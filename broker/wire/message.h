@@ -71,6 +71,14 @@ int message_frame_size(const void *data, size_t n, size_t max_size, size_t *ret_
  */
 int message_parse(const void *data, size_t size, int *fds, size_t n_fds, Message **ret);
 
+/*
+ * The UNIX_FDS count (0 when the field is absent) of one framed message
+ * of exactly size bytes, so a connection can hand message_parse() the
+ * descriptors that belong to it. Validates the header (not the body):
+ * MESSAGE_E_INVALID if it is malformed. No allocation.
+ */
+int message_peek_unix_fds(const void *data, size_t size, uint32_t *ret_n);
+
 Message *message_ref(Message *m);
 Message *message_unref(Message *m);
 

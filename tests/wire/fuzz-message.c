@@ -2,7 +2,8 @@
  * Fuzz harness for message_parse(): the bytes a client sends. Every
  * message the parser accepts is then used the way the bus uses it, and
  * the harness aborts on any inconsistency:
- *  - every accessor, the match arguments, a full reader walk;
+ *  - message_peek_unix_fds() agrees, every accessor, the match
+ *    arguments, a full reader walk;
  *  - a copy through message_builder_copy_value() must finish, parse
  *    again, and (for a little-endian original, whose body is already
  *    canonical) have a byte-identical body;
@@ -106,12 +107,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         MessageArg args[MESSAGE_ARGS_MAX];
         MessageReader r;
         unsigned n_args;
+        uint32_t n_fds = 0;
         size_t total;
+        int peek;
 
         if (message_frame_size(data, size, MESSAGE_SIZE_MAX, &total) == 0 && total != size)
                 CHECK(message_parse(data, size, NULL, 0, &m) != 0);
+        peek = message_peek_unix_fds(data, size, &n_fds);
         if (message_parse(data, size, NULL, 0, &m) != 0)
                 return 0;
+        /* Accepted without descriptors: the header declares none. */
+        CHECK(peek == 0 && n_fds == 0);
 
         touch(message_get_path(m));
         touch(message_get_interface(m));

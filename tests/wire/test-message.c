@@ -290,6 +290,19 @@ static void test_unix_fds(void **state) {
         assert_true(fd_is_open(fds[0]));
 
         data = message_get_data(built, &size);
+        {
+                uint32_t declared = 0;
+                Raw raw;
+
+                assert_int_equal(message_peek_unix_fds(data, size, &declared), 0);
+                assert_int_equal(declared, 1);
+                raw_ping(&raw, false);
+                assert_int_equal(message_peek_unix_fds(raw.data, raw.size, &declared), 0);
+                assert_int_equal(declared, 0);
+                assert_int_equal(message_peek_unix_fds(raw.data, raw.size - 1, &declared), MESSAGE_E_INVALID);
+                raw.data[1] = 0;
+                assert_int_equal(message_peek_unix_fds(raw.data, raw.size, &declared), MESSAGE_E_INVALID);
+        }
         /* No descriptor received for UNIX_FDS=1: rejected. */
         assert_int_equal(message_parse(data, size, NULL, 0, &m), MESSAGE_E_INVALID);
         /* Two received for one declared: rejected, and the caller keeps both. */
