@@ -413,34 +413,55 @@ int match_owner_remove(MatchOwner *owner, const char *text, size_t n) {
         return MATCH_E_NOT_FOUND;
 }
 
-/* Any rule of the set (which, being in the index, has one). */
-static MatchRule *set_any_rule(const MatchSenderSet *set) {
-        size_t iter = 0;
-        void *value = NULL;
+/* Frees the rules of a leaf that is about to be freed as a whole. */
+static void leaf_drop_rules(MatchRegistry *registry, MatchLeaf *leaf) {
+        while (!ilist_is_empty(&leaf->rules)) {
+                MatchRule *rule = ILIST_ENTRY(leaf->rules.next, MatchRule, leaf_link);
 
-        if (!strmap_next(&set->buckets, &iter, NULL, &value))
-                return NULL;
-
-        MatchBucket *bucket = value;
-        if (!ilist_is_empty(&bucket->plain.rules))
-                return ILIST_ENTRY(bucket->plain.rules.next, MatchRule, leaf_link);
-        for (size_t k = MATCH_LEAF_PLAIN + 1; k < _MATCH_LEAF_N; k++) {
-                iter = 0;
-                if (strmap_next(&bucket->leaves[k], &iter, NULL, &value)) {
-                        MatchLeaf *leaf = value;
-                        return ILIST_ENTRY(leaf->rules.next, MatchRule, leaf_link);
-                }
+                ilist_remove(&rule->leaf_link);
+                ilist_remove(&rule->owner_link);
+                rule->owner->n_rules--;
+                registry->n_rules--;
+                match_rule_free(rule);
         }
-        return NULL;
+}
+
+static void bucket_drop(MatchRegistry *registry, MatchBucket *bucket) {
+        leaf_drop_rules(registry, &bucket->plain);
+        for (size_t k = MATCH_LEAF_PLAIN + 1; k < _MATCH_LEAF_N; k++) {
+                size_t iter = 0;
+                void *value;
+
+                while (strmap_next(&bucket->leaves[k], &iter, NULL, &value)) {
+                        MatchLeaf *leaf = value;
+                        leaf_drop_rules(registry, leaf);
+                        free(leaf->key);
+                        free(leaf);
+                }
+                strmap_deinit(&bucket->leaves[k]);
+        }
+        free(bucket->key);
+        free(bucket);
+}
+
+/* Frees a whole sender set with its rules in one walk: O(its rules). */
+static void set_drop(MatchRegistry *registry, MatchSenderSet *set) {
+        size_t iter = 0;
+        void *value;
+
+        while (strmap_next(&set->buckets, &iter, NULL, &value))
+                bucket_drop(registry, value);
+        strmap_deinit(&set->buckets);
+        strmap_remove(&set->index->senders, set->name);
+        free(set->name);
+        free(set);
 }
 
 static void index_forget_sender(MatchRegistry *registry, MatchIndex *index, const char *name) {
-        MatchSenderSet *set;
-        MatchRule *rule;
+        MatchSenderSet *set = strmap_get(&index->senders, name);
 
-        /* Each removal may free its leaf, bucket and set: look up afresh. */
-        while ((set = strmap_get(&index->senders, name)) && (rule = set_any_rule(set)))
-                rule_remove(registry, rule);
+        if (set)
+                set_drop(registry, set);
 }
 
 void match_registry_forget_sender(MatchRegistry *registry, const char *unique_name) {

@@ -555,6 +555,10 @@ static void test_forget_sender(void **state) {
         assert_int_equal(add(&f->owners[0], "sender=':1.1',member='A'", 10), 0);
         assert_int_equal(add(&f->owners[0], "sender=':1.1'", 10), 0);
         assert_int_equal(add(&f->owners[1], "sender=':1.1',interface='a.b'", 10), 0);
+        assert_int_equal(add(&f->owners[1], "sender=':1.1',arg0='x'", 10), 0);
+        assert_int_equal(add(&f->owners[1], "sender=':1.1',arg0='y',member='A'", 10), 0);
+        assert_int_equal(add(&f->owners[2], "sender=':1.1',path_namespace='/p'", 10), 0);
+        assert_int_equal(add(&f->owners[2], "sender=':1.1',path='/p',eavesdrop=true", 10), 0);
         assert_int_equal(add(&f->owners[1], "sender=':1.2'", 10), 0);
         assert_int_equal(add(&f->owners[2], "member='A'", 10), 0);
         match_registry_forget_sender(f->registry, ":1.1");
