@@ -1,4 +1,5 @@
 /* Unit tests of manifest_check(): manifests validated on their own. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -142,12 +143,40 @@ static void test_errors(void **state) {
         free((char *) paths[2]);
 }
 
+/* Every real-style and quirky fixture passes check without an error. */
+static void test_every_valid_fixture(void **state) {
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s/valid", FIXTURES);
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (!ends_with(de->d_name, ".xml"))
+                        continue;
+                char *path = NULL;
+                assert_true(asprintf(&path, "%s/%s", dir, de->d_name) > 0);
+                const char *paths[] = { path };
+                Diagnostics *diag;
+                assert_int_equal(diagnostics_new(&diag), 0);
+                print_message("%s\n", de->d_name);
+                assert_int_equal(manifest_check(paths, NULL, 1, NULL, diag), 0);
+                assert_int_equal(diag->n_errors, 0);
+                diagnostics_free(diag);
+                free(path);
+                n++;
+        }
+        closedir(d);
+        assert_true(n >= 20);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_real_manifests),
                 cmocka_unit_test(test_unresolved_references_warn),
                 cmocka_unit_test(test_requirements_and_device),
                 cmocka_unit_test(test_errors),
+                cmocka_unit_test(test_every_valid_fixture),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
