@@ -106,7 +106,7 @@ class Options:
 
 class Bus:
     def __init__(self, options, limits=None, extra_config='',
-                 auth='EXTERNAL', policy=DEFAULT_POLICY):
+                 auth='EXTERNAL', policy=DEFAULT_POLICY, services=()):
         self.options = options
         self.limits = dict(limits or {})
         self.extra_config = extra_config
@@ -118,6 +118,7 @@ class Bus:
         self.log_path = os.path.join(self.dir, 'daemon.log')
         self.servicedir = os.path.join(self.dir, 'services')
         os.mkdir(self.servicedir)
+        self.services = services
         self.proc = None
         self.address = None
         self.children = []
@@ -151,6 +152,8 @@ class Bus:
 
     def start(self):
         self.write_config()
+        for name in self.services:
+            self.add_activatable_service(name)
         self.log = open(self.log_path, 'wb')
         self.proc = subprocess.Popen(
             [self.options.daemon, '--config-file=' + self.config_path,
@@ -305,7 +308,7 @@ class Bus:
         """An activatable service: a .service file in the servicedir."""
         path = os.path.join(self.servicedir, name + '.service')
         with open(path, 'w') as f:
-            f.write('[D-Bus Service]\nName=%s\nExec=%s\n'
+            f.write('[D-BUS Service]\nName=%s\nExec=%s\n'
                     % (name, ' '.join(argv)))
         return path
 

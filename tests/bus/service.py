@@ -97,6 +97,10 @@ class Service(dbus.service.Object):
         os.close(r)
         return fd
 
+    @dbus.service.method(IFACE, in_signature='s', out_signature='s')
+    def GetEnv(self, name):
+        return os.environ.get(name, '<unset>')
+
     @dbus.service.method(IFACE, in_signature='', out_signature='u')
     def Calls(self):
         return dbus.UInt32(self.calls)
