@@ -13,7 +13,31 @@ ACTIVATION = ('no bus activation: .service files in the configured '
               '<servicedir> are not listed by ListActivatableNames and not '
               'started (ServiceUnknown)')
 
+POLICY = ('busconfig <policy> rules are not enforced: the denied '
+          'message is delivered (or the name granted) instead of '
+          'AccessDenied')
+
 BROKER_FAILS = {
+    'policy/deny_own':
+        POLICY,
+    'policy/deny_receive_sender':
+        POLICY,
+    'policy/deny_send_destination':
+        POLICY,
+    'policy/deny_send_interface':
+        POLICY,
+    'policy/deny_send_member':
+        POLICY,
+    'policy/deny_send_path':
+        POLICY,
+    'policy/deny_signal':
+        POLICY,
+    'policy/last_match_wins':
+        POLICY,
+    'policy/mandatory_overrides_user':
+        POLICY,
+    'policy/user_context_applies':
+        POLICY,
     'activation/activation_child_exited':
         ACTIVATION,
     'activation/activation_exec_failed':
