@@ -471,13 +471,47 @@ void match_registry_forget_sender(MatchRegistry *registry, const char *unique_na
 
 /* --- delivery ------------------------------------------------------------ */
 
+/* One (interface, member) bucket key of the message, hashed once per dispatch. */
+typedef struct MatchKey {
+        char buf[MATCH_KEY_MAX + 1];
+        size_t len;
+        uint32_t hash;
+} MatchKey;
+
 typedef struct MatchDispatch {
         MatchRegistry *registry;
         const MatchMessage *msg;
         MatchRecipientFn fn;
         void *userdata;
         bool eavesdrop;
+        MatchKey *keys;         /* [4]: (iface, member), (iface, *), (*, member), (*, *) */
+        size_t n_keys;
+        bool keys_ready;        /* computed when a first non-empty set needs them */
 } MatchDispatch;
+
+/* The bucket keys a message can match, without repeats. */
+static void dispatch_keys(MatchDispatch *d) {
+        const MatchMessage *msg = d->msg;
+        const char *combos[4][2] = {
+                { msg->interface, msg->member },
+                { msg->interface, NULL },
+                { NULL, msg->member },
+                { NULL, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(combos); i++) {
+                MatchKey *key = &d->keys[d->n_keys];
+
+                if ((i == 0 && (!msg->interface || !msg->member)) ||
+                    (i == 1 && !msg->interface) || (i == 2 && !msg->member))
+                        continue;
+                if (!bucket_key(combos[i][0], combos[i][1], key->buf, &key->len))
+                        continue;
+                key->hash = strmap_hash(key->buf, key->len);
+                d->n_keys++;
+        }
+        d->keys_ready = true;
+}
 
 static int dispatch_leaf(MatchDispatch *d, const MatchLeaf *leaf) {
         for (const IList *l = leaf->rules.next; l != &leaf->rules; l = l->next) {
@@ -533,28 +567,14 @@ static int dispatch_bucket(MatchDispatch *d, const MatchBucket *bucket) {
 }
 
 static int dispatch_set(MatchDispatch *d, const MatchSenderSet *set) {
-        const MatchMessage *msg = d->msg;
-        const char *combos[4][2] = {
-                { msg->interface, msg->member },
-                { msg->interface, NULL },
-                { NULL, msg->member },
-                { NULL, NULL },
-        };
-
         if (strmap_size(&set->buckets) == 0)
                 return 0;
-        for (size_t i = 0; i < ELEMENTSOF(combos); i++) {
-                char key[MATCH_KEY_MAX + 1];
-                size_t key_len;
+        if (!d->keys_ready)
+                dispatch_keys(d);
+        for (size_t i = 0; i < d->n_keys; i++) {
+                const MatchKey *key = &d->keys[i];
+                const MatchBucket *bucket = strmap_get_hashed(&set->buckets, key->buf, key->len, key->hash);
 
-                /* Skip combinations that repeat one already looked up. */
-                if ((i == 0 && (!msg->interface || !msg->member)) ||
-                    (i == 1 && !msg->interface) || (i == 2 && !msg->member))
-                        continue;
-                if (!bucket_key(combos[i][0], combos[i][1], key, &key_len))
-                        continue;
-
-                const MatchBucket *bucket = strmap_get_n(&set->buckets, key, key_len);
                 if (!bucket)
                         continue;
                 int r = dispatch_bucket(d, bucket);
@@ -596,9 +616,10 @@ static int dispatch_index(MatchDispatch *d, const MatchIndex *index) {
 
 int match_registry_dispatch(MatchRegistry *registry, const MatchMessage *msg,
                             MatchRecipientFn fn, void *userdata) {
+        MatchKey keys[4];       /* filled on first use: not zeroed for unicast traffic */
         MatchDispatch d = {
                 .registry = registry, .msg = msg, .fn = fn, .userdata = userdata,
-                .eavesdrop = msg->destination != NULL,
+                .eavesdrop = msg->destination != NULL, .keys = keys,
         };
         int r;
 

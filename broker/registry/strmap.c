@@ -110,12 +110,22 @@ int strmap_reserve(StrMap *map, size_t n) {
         return strmap_resize(map, n_buckets);
 }
 
-void *strmap_get_n(const StrMap *map, const char *key, size_t n) {
+uint32_t strmap_hash(const char *key, size_t n) {
+        return (uint32_t)hash_bytes(key, n);
+}
+
+void *strmap_get_hashed(const StrMap *map, const char *key, size_t n, uint32_t hash) {
         if (map->n_entries == 0 || n > UINT32_MAX)
                 return NULL;
 
-        size_t i = strmap_find(map, key, n, (uint32_t)hash_bytes(key, n));
+        size_t i = strmap_find(map, key, n, hash);
         return i == SIZE_MAX ? NULL : map->entries[i].value;
+}
+
+void *strmap_get_n(const StrMap *map, const char *key, size_t n) {
+        if (map->n_entries == 0 || n > UINT32_MAX)
+                return NULL;
+        return strmap_get_hashed(map, key, n, strmap_hash(key, n));
 }
 
 void *strmap_get(const StrMap *map, const char *key) {
@@ -126,7 +136,7 @@ int strmap_put_n(StrMap *map, const char *key, size_t n, void *value) {
         if (!key || !value || n > UINT32_MAX)
                 return -EINVAL;
 
-        uint32_t hash = (uint32_t)hash_bytes(key, n);
+        uint32_t hash = strmap_hash(key, n);
         if (strmap_find(map, key, n, hash) != SIZE_MAX)
                 return STRMAP_E_EXISTS;
 
@@ -150,7 +160,7 @@ void *strmap_remove_n(StrMap *map, const char *key, size_t n) {
         if (map->n_entries == 0 || n > UINT32_MAX)
                 return NULL;
 
-        size_t i = strmap_find(map, key, n, (uint32_t)hash_bytes(key, n));
+        size_t i = strmap_find(map, key, n, strmap_hash(key, n));
         if (i == SIZE_MAX)
                 return NULL;
 

@@ -53,6 +53,13 @@ int strmap_reserve(StrMap *map, size_t n);
 void *strmap_get(const StrMap *map, const char *key);
 void *strmap_get_n(const StrMap *map, const char *key, size_t n);
 
+/*
+ * The hash the map uses for a key: compute it once to look the same key
+ * up in several maps (strmap_get_hashed() with a wrong hash finds nothing).
+ */
+uint32_t strmap_hash(const char *key, size_t n);
+void *strmap_get_hashed(const StrMap *map, const char *key, size_t n, uint32_t hash);
+
 /* value must not be NULL (-EINVAL). */
 int strmap_put(StrMap *map, const char *key, void *value);
 int strmap_put_n(StrMap *map, const char *key, size_t n, void *value);
