@@ -404,7 +404,8 @@ static int driver_monitor_parse_rules(Message *m, MatchRule ***ret, size_t *ret_
                 rules = grown;
                 r = match_rule_parse(text, strlen(text), &rules[n]);
                 if (r == 0)
-                        n++;
+                        /* As dbus-daemon: a monitor's rules see messages addressed to others. */
+                        match_rule_set_eavesdrop(rules[n++], true);
                 else if (r > 0)
                         r = driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID,
                                         "Invalid match rule \"%s\"", text);

@@ -320,6 +320,8 @@ static void test_monitor_sees_calls(void **state) {
                 assert_int_equal(message_builder_set_interface(builder, "org.freedesktop.DBus.Monitoring"), 0);
                 assert_int_equal(message_builder_set_member(builder, "BecomeMonitor"), 0);
                 assert_int_equal(message_builder_open(builder, 'a', "s"), 0);
+                /* A rule for calls: it must see calls between others (eavesdropping). */
+                assert_int_equal(message_builder_append_basic(builder, 's', "type='method_call'"), 0);
                 assert_int_equal(message_builder_close(builder), 0);
                 assert_int_equal(message_builder_append_basic(builder, 'u', &flags), 0);
                 assert_int_equal(message_builder_finish(builder, &m), 0);
@@ -336,6 +338,21 @@ static void test_monitor_sees_calls(void **state) {
                 copy = message_unref(copy);
         }
         assert_true(seen);
+        /* Signals do not match its rule. */
+        client_call(h, &a, NULL, "/", "org.example.X", "NotACall", "");
+        {
+                _cleanup_(message_builder_freep) MessageBuilder *sb = NULL;
+                _cleanup_(message_unrefp) Message *signal = NULL, *none = NULL;
+
+                assert_int_equal(message_new_signal(NULL, "/", "org.example.X", "Sig", &sb), 0);
+                assert_int_equal(message_builder_set_serial(sb, 1000), 0);
+                assert_int_equal(message_builder_finish(sb, &signal), 0);
+                client_send(h, &a, signal, NULL, 0);
+                none = client_recv(h, &monitor);
+                while (none && message_get_type(none) == MESSAGE_METHOD_CALL)
+                        none = (message_unref(none), client_recv(h, &monitor));
+                assert_null(none);
+        }
         /* A monitor that sends anything is dropped. */
         client_call(h, &monitor, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                     "org.freedesktop.DBus.Peer", "Ping", "");
