@@ -6,6 +6,7 @@
  * rule that decides.
  */
 #include <pwd.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,43 @@ static void test_ofono_at_console(void **state) {
         assert_true(v.allow);
 }
 
+/* The system.conf we ship for images without dbus-daemon's says the same. */
+static void test_shipped_system_conf(void **state) {
+        BusConfig *saved_config = config;
+        BusconfigPolicy *saved_policy = policy;
+        ConfigError err = { { 0 } };
+        assert_non_null(getenv("MSSF_DBUS_CONF_DIR"));
+        char path[512];
+        snprintf(path, sizeof(path), "%s/system.conf", getenv("MSSF_DBUS_CONF_DIR"));
+        if (bus_config_load_file(path, BUS_CONFIG_STRICT, &config, &err) != 0)
+                fail_msg("%s", err.message);
+        assert_int_equal(busconfig_policy_new(config, 100, &policy, NULL), 0);
+        BusconfigVerdict v;
+        send_call(1000, false, "org.freedesktop.DBus", NULL, "org.freedesktop.DBus", "Hello", &v);
+        assert_true(v.allow);
+        send_call(1000, false, "org.freedesktop.DBus", NULL, "org.freedesktop.DBus", "UpdateActivationEnvironment", &v);
+        assert_false(v.allow);
+        send_call(1000, false, "org.freedesktop.DBus", NULL, "org.freedesktop.systemd1.Activator", "ActivationFailure", &v);
+        assert_false(v.allow);
+        send_call(0, false, "org.freedesktop.DBus", NULL, "org.freedesktop.systemd1.Activator", "ActivationFailure", &v);
+        assert_true(v.allow);
+        send_call(1000, false, "org.freedesktop.DBus", NULL, "org.freedesktop.DBus.Monitoring", "BecomeMonitor", &v);
+        assert_false(v.allow);
+        send_call(1000, false, "org.a", "org.a", "org.a.I", "M", &v);
+        assert_false(v.allow);
+        BusconfigIdentity user = { 1000, NULL, 0, false };
+        busconfig_policy_check_connect(policy, &user, &v);
+        assert_true(v.allow);
+        busconfig_policy_unref(policy);
+        bus_config_free(config);
+        snprintf(path, sizeof(path), "%s/session.conf", getenv("MSSF_DBUS_CONF_DIR"));
+        if (bus_config_load_file(path, BUS_CONFIG_STRICT, &config, &err) != 0)
+                fail_msg("%s", err.message);
+        bus_config_free(config);
+        config = saved_config;
+        policy = saved_policy;
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_connect),
@@ -147,6 +185,7 @@ int main(void) {
                 cmocka_unit_test(test_ownership),
                 cmocka_unit_test(test_replies_and_signals),
                 cmocka_unit_test(test_ofono_at_console),
+                cmocka_unit_test(test_shipped_system_conf),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
