@@ -74,6 +74,13 @@ int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *
                 return INSTALL_PLAN_E_INVALID;
         }
         if (origin) {
+                if (!manifest_valid_label(origin) || strchr(origin, '*')) {
+                        diagnostics_add(diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                                        "\"%s\" is not a valid origin name (as the device "
+                                        "policy names them: printable ASCII, no spaces or '*')",
+                                        origin);
+                        return INSTALL_PLAN_E_INVALID;
+                }
                 plan->origin = strdup(origin);
                 if (!plan->origin)
                         return -ENOMEM;

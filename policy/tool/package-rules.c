@@ -90,6 +90,28 @@ typedef struct GrantContext {
         SmackRules *rules;
 } GrantContext;
 
+/* subject <-> label, both ways (nothing for subject itself). */
+static int add_reach(SmackRules *rules, const char *subject, const char *label) {
+        int r;
+
+        if (strcmp(subject, label) == 0)
+                return 0;
+        r = smack_rules_add(rules, subject, label, SMACK_ACCESS_WRITE);
+        if (r < 0)
+                return r;
+        return smack_rules_add(rules, label, subject, SMACK_ACCESS_WRITE);
+}
+
+/* The service's own label and every <owner label> of its names: whoever may serve them. */
+static int add_service_reach(SmackRules *rules, const char *subject, const Package *service) {
+        int r = add_reach(rules, subject, service->name);
+
+        for (size_t i = 0; r >= 0 && i < service->n_names; i++)
+                for (size_t j = 0; r >= 0 && j < service->names[i]->n_owner_labels; j++)
+                        r = add_reach(rules, subject, service->names[i]->owner_labels[j]);
+        return r;
+}
+
 static int add_grant_for_subject(const char *subject, void *userdata) {
         const GrantContext *c = userdata;
         int r;
@@ -100,11 +122,9 @@ static int add_grant_for_subject(const char *subject, void *userdata) {
         for (size_t i = 0; i < c->set->n_packages; i++) {
                 const Package *service = c->set->packages[i];
 
-                if (strcmp(service->name, subject) == 0 || !package_serves_token(service, c->token))
+                if (!package_serves_token(service, c->token))
                         continue;
-                r = smack_rules_add(c->rules, subject, service->name, SMACK_ACCESS_WRITE);
-                if (r >= 0)
-                        r = smack_rules_add(c->rules, service->name, subject, SMACK_ACCESS_WRITE);
+                r = add_service_reach(c->rules, subject, service);
                 if (r < 0)
                         return r;
         }

@@ -18,8 +18,9 @@ typedef struct Request Request;
  * that the grant's request labels,
  *   S T w              the grant itself (the kernel holds who has what);
  *   S P w, P S w       for each other package P that provides T or whose
- *                      D-Bus declarations require T: S may call P's
- *                      services and P may answer and signal S.
+ *                      D-Bus declarations require T, and for each other
+ *                      label P lets own its names (<owner label>): S may
+ *                      call P's services and they may answer and signal S.
  * Only resource tokens make rules; UID/GID/GRP/CAP credentials and
  * context="INSTALL" requests make none.
  */

@@ -137,6 +137,8 @@ static void test_refusals_change_nothing(void **state) {
         assert_int_equal(tool_fixture_install(f, "bad", "bad.xml", NULL), TOOL_E_INVALID);
         assert_int_equal(tool_fixture_install(f, "no/slash", "maps.xml", NULL), TOOL_E_INVALID);
         assert_int_equal(tool_fixture_install(f, "maps", "absent.xml", NULL), TOOL_E_INVALID);
+        assert_int_equal(tool_fixture_install(f, "maps", "maps.xml", "bad origin"), TOOL_E_INVALID);
+        assert_int_equal(tool_fixture_install(f, "maps", "maps.xml", "*"), TOOL_E_INVALID);
         assert_null(rule_file(f, "mssf-bad"));
         /* An installed manifest that no longer loads refuses every change. */
         assert_int_equal(fileio_mkdir_p(manifests, 0755), 0);

@@ -27,7 +27,8 @@ static const char mce_xml[] =
         "<method name=\"req\"><annotation name=\"com.maemo.Aegis\" value=\"DeviceModeControl\"/>"
         "</method></interface></node></dbus></provide></aegis>";
 static const char ofono_xml[] =
-        "<aegis><provide><dbus name=\"org.ofono\" own=\"SELF\" bus=\"system\"><node name=\"/\">"
+        "<aegis><provide><dbus name=\"org.ofono\" own=\"SELF\" bus=\"system\">"
+        "<owner label=\"ofono-helper\"/><node name=\"/\">"
         "<interface name=\"org.ofono.VoiceCallManager\"><method name=\"Dial\">"
         "<annotation name=\"com.maemo.Aegis\" value=\"Cellular\"/></method></interface>"
         "</node></dbus></provide></aegis>";
@@ -109,11 +110,14 @@ static void test_service_own_token(void **state) {
 }
 
 static void test_service_guarding_global_token(void **state) {
-        /* ofono guards Dial with the global Cellular: dialer reaches ofono;
-         * both binaries share the package label, listed once. */
-        assert_rules(state, "dialer", "dialer Cellular w\ndialer ofono w\nofono dialer w\n");
+        /* ofono guards Dial with the global Cellular: dialer reaches ofono and
+         * the helper label ofono lets own org.ofono; both binaries share the
+         * package label, listed once. */
+        assert_rules(state, "dialer", "dialer Cellular w\ndialer ofono w\ndialer ofono-helper w\n"
+                                      "ofono dialer w\nofono-helper dialer w\n");
         /* mce requests Cellular too, so it reaches ofono as well. */
-        assert_rules(state, "mce", "mce Cellular w\nmce ofono w\nofono mce w\n");
+        assert_rules(state, "mce", "mce Cellular w\nmce ofono w\nmce ofono-helper w\n"
+                                   "ofono mce w\nofono-helper mce w\n");
 }
 
 static void test_other_package_binary(void **state) {
