@@ -1,0 +1,58 @@
+#!/bin/sh
+# Installs the build into a temporary DESTDIR and checks the layout that
+# Debian's dbus and systemd expect, then runs systemd-analyze verify on the
+# installed units.
+#   test-install.sh BUILD_DIR PREFIX
+set -eu
+build=$1
+prefix=$2
+dest=$(mktemp -d /tmp/mssf-install-XXXXXX)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
+root=$dest$prefix
+fail=0
+expect() {
+    if [ ! -e "$1" ]; then
+        echo "missing: ${1#$dest}"
+        fail=1
+    fi
+}
+expect "$root/bin/mssf-broker"
+expect "$root/bin/mssf-policy"
+[ -x "$root/bin/mssf-broker" ] || { echo "mssf-broker is not executable"; fail=1; }
+units=$(find "$dest" -name mssf-broker.service -path '*system/*' | head -n 1)
+[ -n "$units" ] || { echo "missing: the system mssf-broker.service"; fail=1; }
+sysunits=$(dirname "${units:-/nonexistent/x}")
+expect "$sysunits/mssf-broker.socket"
+userunits=$(find "$dest" -name mssf-broker.service -path '*user/*' | head -n 1)
+[ -n "$userunits" ] || { echo "missing: the user mssf-broker.service"; fail=1; }
+expect "$root/share/mssf/manifests"
+expect "$root/include/mssf/db-read.h"
+pc=$(find "$dest" -name mssf-policydb.pc | head -n 1)
+[ -n "$pc" ] || { echo "missing: mssf-policydb.pc"; fail=1; }
+for page in mssf-broker.8 mssf-policy.8 mssf-manifest.5; do
+    section=${page##*.}
+    expect "$root/share/man/man$section/$page"
+done
+# The units run what was installed, with Debian's dbus.service arguments.
+grep -q "^ExecStart=$prefix/bin/mssf-broker --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only\$" "$units" \
+    || { echo "unexpected ExecStart in the system unit"; fail=1; }
+grep -q '^Alias=dbus.service$' "$units" || { echo "no Alias=dbus.service"; fail=1; }
+# systemd's own check of the units. They name the installed binary by its
+# final path, so check copies that point into DESTDIR, against the host's
+# units (dbus.socket, sysinit.target).
+if [ -n "$units" ]; then
+    check=$dest/verify
+    mkdir -p "$check"
+    for unit in "$sysunits/mssf-broker.socket" "$units"; do
+        sed "s#=$prefix/bin/#=$root/bin/#" "$unit" > "$check/$(basename "$unit")"
+    done
+    out=$(SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+          "$check/mssf-broker.socket" "$check/mssf-broker.service" 2>&1) || { echo "$out"; fail=1; }
+    if echo "$out" | grep -q mssf-broker; then
+        echo "$out"
+        fail=1
+    fi
+fi
+[ "$fail" = 0 ] && echo "install layout ok under $prefix"
+exit $fail
