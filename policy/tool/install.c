@@ -177,7 +177,12 @@ static int apply_or_roll_back(ToolContext *c, const InstallPlan *plan) {
                 return r;
         r = apply_plan(t, c, plan);
         if (r != 0) {
-                int undo = transaction_rollback(t);
+                int undo;
+
+                if (r < 0 && transaction_failure(t))
+                        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0, "%s failed: %s",
+                                        transaction_failure(t), strerror(-r));
+                undo = transaction_rollback(t);
 
                 if (undo < 0)
                         fprintf(c->err, "error: rolling back failed too (%s): the system may "

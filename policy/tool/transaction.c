@@ -16,7 +16,9 @@
  * state is written back regardless).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -51,6 +53,7 @@ struct Transaction {
         size_t n_allocated;
         char *smackfs;                  /* (nullable) */
         SmackRules *kernel_before;      /* (nullable) read at the first kernel change */
+        char *failure;                  /* (nullable) what the first failed change was */
         bool finished;
 };
 
@@ -91,6 +94,7 @@ Transaction *transaction_free(Transaction *t) {
         undos_clear(t);
         free(t->undos);
         free(t->smackfs);
+        free(t->failure);
         smack_rules_free(t->kernel_before);
         free(t);
         return NULL;
@@ -112,6 +116,20 @@ static int undo_append(Transaction *t, Undo *u) {
         return 0;
 }
 
+/* Remember the first failure, "writing /path" style, and pass r on. */
+_printf_(3, 4)
+static int note_failure(Transaction *t, int r, const char *format, ...) {
+        va_list ap;
+
+        if (r >= 0 || t->failure)
+                return r;
+        va_start(ap, format);
+        if (vasprintf(&t->failure, format, ap) < 0)
+                t->failure = NULL;
+        va_end(ap);
+        return r;
+}
+
 static int record_file(Transaction *t, const char *path) {
         Undo u = { .kind = UNDO_FILE };
         int r;
@@ -129,17 +147,17 @@ int transaction_write_file(Transaction *t, const char *path, const void *data, s
                            mode_t mode) {
         int r = record_file(t, path);
 
-        if (r < 0)
-                return r;
-        return fileio_write_atomic(path, data, size, mode);
+        if (r >= 0)
+                r = fileio_write_atomic(path, data, size, mode);
+        return note_failure(t, r, "writing %s", path);
 }
 
 int transaction_remove_file(Transaction *t, const char *path) {
         int r = record_file(t, path);
 
-        if (r < 0)
-                return r;
-        return fileio_unlink(path);
+        if (r >= 0)
+                r = fileio_unlink(path);
+        return note_failure(t, r, "removing %s", path);
 }
 
 /* The current value: 0 with *ret (NULL when absent), or -errno. */
@@ -177,7 +195,7 @@ int transaction_set_xattr(Transaction *t, const char *path, const char *name, co
 
         r = xattr_read(path, name, &u.value, &u.value_size);
         if (r < 0)
-                return r;
+                return note_failure(t, r, "reading %s of %s", name, path);
         u.path = strdup(path);
         u.name = strdup(name);
         if (!u.path || !u.name) {
@@ -189,7 +207,8 @@ int transaction_set_xattr(Transaction *t, const char *path, const char *name, co
                 undo_clear(&u);
                 return r;
         }
-        return xattr_write(path, name, value, value ? strlen(value) : 0);
+        r = xattr_write(path, name, value, value ? strlen(value) : 0);
+        return note_failure(t, r, "setting %s on %s", name, path);
 }
 
 int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
@@ -202,7 +221,8 @@ int transaction_set_kernel_rule(Transaction *t, const char *subject, const char 
         if (!t->kernel_before) {
                 r = smack_kernel_read(t->smackfs, &t->kernel_before);
                 if (r < 0)
-                        return r;
+                        return note_failure(t, r, "reading the kernel's rules from %s/load2",
+                                            t->smackfs);
         }
         u.subject = strdup(subject);
         u.object = strdup(object);
@@ -216,7 +236,12 @@ int transaction_set_kernel_rule(Transaction *t, const char *subject, const char 
                 undo_clear(&u);
                 return r;
         }
-        return smack_kernel_set(t->smackfs, subject, object, access);
+        r = smack_kernel_set(t->smackfs, subject, object, access);
+        return note_failure(t, r, "loading the rule for %s -> %s into the kernel", subject, object);
+}
+
+const char *transaction_failure(const Transaction *t) {
+        return t->failure;
 }
 
 static int undo_apply(const Transaction *t, const Undo *u) {

@@ -36,6 +36,8 @@ int transaction_set_kernel_rule(Transaction *t, const char *subject, const char 
 /* Undo everything, newest first; returns the first failure (it goes on past it). */
 int transaction_rollback(Transaction *t);
 void transaction_commit(Transaction *t);
+/* What the first change that failed was ("writing /var/lib/mssf/policy.db"), or NULL. */
+const char *transaction_failure(const Transaction *t);
 /* Number of recorded changes. */
 size_t transaction_size(const Transaction *t);
 

@@ -106,6 +106,8 @@ mkdir "$root/var/lib/mssf/policy.db"
 sed "s|$bin/maps|$bin/newapp|" "$work/maps.xml" > "$work/newapp.xml"
 run install --origin thirdparty newapp "$work/newapp.xml"
 check "an install that cannot write policy.db exits 1" 1 $?
+grep -q "error: writing .*/var/lib/mssf/policy.db failed: Is a directory" "$work/out"
+check "the error names the file" 0 $?
 rmdir "$root/var/lib/mssf/policy.db"
 mv "$work/saved.db" "$root/var/lib/mssf/policy.db"
 check "the failed install was rolled back" "$after_maps" "$(state)"

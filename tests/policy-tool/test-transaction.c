@@ -266,6 +266,8 @@ static void test_failed_change_is_undone(void **state) {
         fail_at = 3;                            /* write, fsync, rename */
         assert_int_equal(transaction_write_file(t, path, "replacement", 11, 0644), -EIO);
         fail_at = 0;
+        assert_non_null(transaction_failure(t));
+        assert_non_null(strstr(transaction_failure(t), path));
         assert_int_equal(transaction_rollback(t), 0);
         assert_int_equal(fileio_read(path, &text, NULL), 0);
         assert_string_equal(text, "original");
