@@ -131,7 +131,10 @@ static int validate_signature_value(Validator *v, bool single, const char **ret)
         s = (const char *) v->data + v->pos;
         if (s[len] != 0)
                 return MESSAGE_E_INVALID;
-        if (single ? !validate_single_complete_type(s, len) : !validate_signature(s, len))
+        if (single && len == 1) {
+                if (!validate_is_basic_type(s[0]) && s[0] != 'v')
+                        return MESSAGE_E_INVALID;
+        } else if (single ? !validate_single_complete_type(s, len) : !validate_signature(s, len))
                 return MESSAGE_E_INVALID;
         v->pos += len + 1;
         if (ret)
@@ -225,10 +228,12 @@ static int validate_contained(Validator *v, const char *contents, unsigned depth
         TypeLengths types;
         int r;
 
-        type_lengths_init(&types, contents, strlen(contents));
         r = validator_pad(v, message_type_alignment(contents[0]));
         if (r)
                 return r;
+        if (contents[1] == 0)   /* one code: no array inside, no table needed */
+                return validate_value(v, &contents, depth);
+        type_lengths_init(&types, contents, strlen(contents));
         v->types = &types;
         r = validate_value(v, &contents, depth);
         v->types = saved;
@@ -296,33 +301,33 @@ static char field_type(uint8_t code) {
         return code < ELEMENTSOF(types) ? types[code] : 0;
 }
 
-/* Checks and stores one known field whose value starts at value_pos. */
-static int store_field(Message *m, uint8_t code, size_t value_pos) {
-        const char *str;
-        size_t len;
+/*
+ * A known 's' or 'o' field: length, bytes, NUL. The field's own rule
+ * (a name or a path, all ASCII subsets) replaces the UTF-8 check.
+ */
+static int read_field_string(Validator *v, const char **ret, size_t *ret_len) {
+        uint32_t len;
+        int r;
 
-        if (field_type(code) == 'u') {
-                uint32_t value = message_load32(m->data + ALIGN_TO(value_pos, 4), m->little_endian);
+        r = validator_pad(v, 4);
+        if (r)
+                return r;
+        if (v->end - v->pos < 4)
+                return MESSAGE_E_INVALID;
+        len = message_load32(v->data + v->pos, v->little_endian);
+        v->pos += 4;
+        if ((size_t) len >= v->end - v->pos || v->data[v->pos + len] != 0)
+                return MESSAGE_E_INVALID;
+        *ret = (const char *) v->data + v->pos;
+        *ret_len = len;
+        v->pos += (size_t) len + 1;
+        return 0;
+}
 
-                if (code == MESSAGE_FIELD_UNIX_FDS) {
-                        m->unix_fds = value;
-                        return 0;
-                }
-                if (value == 0)
-                        return MESSAGE_E_INVALID;
-                m->reply_serial = value;
-                return 0;
-        }
-        if (code == MESSAGE_FIELD_SIGNATURE) {
-                m->signature = (const char *) m->data + value_pos + 1;
-                return 0;
-        }
-
-        str = (const char *) m->data + ALIGN_TO(value_pos, 4) + 4;
-        len = message_load32(m->data + ALIGN_TO(value_pos, 4), m->little_endian);
+static int store_string_field(Message *m, uint8_t code, const char *str, size_t len) {
         switch (code) {
         case MESSAGE_FIELD_PATH:
-                if (strcmp(str, "/org/freedesktop/DBus/Local") == 0)
+                if (!validate_object_path(str, len) || strcmp(str, "/org/freedesktop/DBus/Local") == 0)
                         return MESSAGE_E_INVALID;
                 m->path = str;
                 return 0;
@@ -342,24 +347,56 @@ static int store_field(Message *m, uint8_t code, size_t value_pos) {
                 m->error_name = str;
                 return 0;
         case MESSAGE_FIELD_DESTINATION:
+                if (!validate_bus_name(str, len))
+                        return MESSAGE_E_INVALID;
+                m->destination = str;
+                return 0;
         case MESSAGE_FIELD_SENDER:
                 if (!validate_bus_name(str, len))
                         return MESSAGE_E_INVALID;
-                if (code == MESSAGE_FIELD_SENDER)
-                        m->sender = str;
-                else
-                        m->destination = str;
+                m->sender = str;
                 return 0;
         default:
                 return MESSAGE_E_INVALID;
         }
 }
 
+/* The value of a known field, whose signature has been checked. */
+static int validate_known_field(Validator *v, Message *m, uint8_t code) {
+        const char *str;
+        uint32_t value;
+        size_t len;
+        int r;
+
+        switch (field_type(code)) {
+        case 'u':
+                r = validate_fixed(v, 'u');
+                if (r)
+                        return r;
+                value = message_load32(v->data + v->pos - 4, v->little_endian);
+                if (code == MESSAGE_FIELD_UNIX_FDS) {
+                        m->unix_fds = value;
+                        return 0;
+                }
+                if (value == 0)
+                        return MESSAGE_E_INVALID;
+                m->reply_serial = value;
+                return 0;
+        case 'g':
+                return validate_signature_value(v, false, &m->signature);
+        default:
+                r = read_field_string(v, &str, &len);
+                if (r)
+                        return r;
+                return store_string_field(m, code, str, len);
+        }
+}
+
 /* One (BYTE code, VARIANT value) header field at v->pos. */
 static int validate_field(Validator *v, Message *m, uint32_t *seen) {
-        const char *contents, *field_sig;
-        size_t value_pos;
+        const char *contents;
         uint8_t code;
+        char type;
         int r;
 
         r = validator_pad(v, 8);
@@ -373,21 +410,16 @@ static int validate_field(Validator *v, Message *m, uint32_t *seen) {
         r = validate_signature_value(v, true, &contents);
         if (r)
                 return r;
-        field_sig = contents;
-        value_pos = ALIGN_TO(v->pos, message_type_alignment(contents[0]));
-        /* The header is "yyyyuua(yv)": a field's value sits at depth 3. */
-        r = validate_contained(v, contents, 3);
-        if (r)
-                return r;
 
-        if (field_type(code) == 0)
-                return 0;       /* unknown fields are ignored, per the specification */
-        if (field_sig[0] != field_type(code) || field_sig[1] != 0)
+        type = field_type(code);
+        if (type == 0)  /* unknown fields are ignored, per the specification; at depth 3 in "yyyyuua(yv)" */
+                return validate_contained(v, contents, 3);
+        if (contents[0] != type || contents[1] != 0)
                 return MESSAGE_E_INVALID;       /* not exactly the field's one type */
         if (*seen & (1u << code))
                 return MESSAGE_E_INVALID;
         *seen |= 1u << code;
-        return store_field(m, code, value_pos);
+        return validate_known_field(v, m, code);
 }
 
 static int check_required_fields(Message *m) {

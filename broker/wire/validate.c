@@ -15,12 +15,27 @@
 
 #include "validate.h"
 
+/* Character classes of the naming rules, one table lookup per byte. */
+enum {
+        CHAR_ALPHA = 1 << 0,    /* A-Z a-z _ */
+        CHAR_DIGIT = 1 << 1,
+        CHAR_DASH = 1 << 2,
+};
+
+static const uint8_t char_class[256] = {
+        ['A' ... 'Z'] = CHAR_ALPHA,
+        ['a' ... 'z'] = CHAR_ALPHA,
+        ['_'] = CHAR_ALPHA,
+        ['0' ... '9'] = CHAR_DIGIT,
+        ['-'] = CHAR_DASH,
+};
+
 static bool is_alpha_(char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        return char_class[(uint8_t) c] & CHAR_ALPHA;
 }
 
 static bool is_digit(char c) {
-        return c >= '0' && c <= '9';
+        return char_class[(uint8_t) c] & CHAR_DIGIT;
 }
 
 /*
@@ -29,31 +44,29 @@ static bool is_digit(char c) {
  * allow_leading_digit.
  */
 static bool validate_dotted(const char *s, size_t n, bool allow_dash, bool allow_leading_digit) {
-        size_t elements = 0, element_len = 0;
+        uint8_t allowed = CHAR_ALPHA | CHAR_DIGIT | (allow_dash ? CHAR_DASH : 0);
+        uint8_t leading = allow_leading_digit ? allowed : (allowed & ~CHAR_DIGIT);
+        size_t elements = 1;
+        bool element_start = true;
 
         if (n == 0 || n > VALIDATE_NAME_MAX)
                 return false;
 
         for (size_t i = 0; i < n; i++) {
-                char c = s[i];
+                uint8_t c = (uint8_t) s[i];
 
                 if (c == '.') {
-                        if (element_len == 0)
-                                return false;
+                        if (element_start)
+                                return false;   /* empty element */
                         elements++;
-                        element_len = 0;
+                        element_start = true;
                         continue;
                 }
-                if (is_digit(c)) {
-                        if (element_len == 0 && !allow_leading_digit)
-                                return false;
-                } else if (!is_alpha_(c) && !(allow_dash && c == '-'))
+                if (!(char_class[c] & (element_start ? leading : allowed)))
                         return false;
-                element_len++;
+                element_start = false;
         }
-        if (element_len == 0)
-                return false;
-        return elements + 1 >= 2;
+        return !element_start && elements >= 2;
 }
 
 bool validate_unique_name(const char *s, size_t n) {
@@ -107,7 +120,13 @@ bool validate_object_path(const char *s, size_t n) {
 }
 
 bool validate_is_basic_type(char c) {
-        return c != 0 && strchr("ybnqiuxtdhsog", c);
+        switch (c) {
+        case 'y': case 'b': case 'n': case 'q': case 'i': case 'u': case 'x':
+        case 't': case 'd': case 'h': case 's': case 'o': case 'g':
+                return true;
+        default:
+                return false;
+        }
 }
 
 static bool walk_complete_type(const char *s, size_t n, size_t *pos,
@@ -231,16 +250,15 @@ bool validate_utf8(const char *s, size_t n) {
                                 continue;
                         }
                 }
-                len = utf8_sequence_length(p[i]);
-
-                if (len == 0 || len > n - i)
-                        return false;
-                if (len == 1) {
+                if (p[i] < 0x80) {
                         if (p[i] == 0)
                                 return false;
                         i++;
                         continue;
                 }
+                len = utf8_sequence_length(p[i]);
+                if (len == 0 || len > n - i)
+                        return false;
                 cp = p[i] & (0x7f >> len);
                 for (size_t k = 1; k < len; k++) {
                         if ((p[i + k] & 0xc0) != 0x80)
