@@ -16,18 +16,14 @@
 #include <dbus/dbus.h>
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "macro.h"
 #include "match.h"
+#include "reference-daemon.h"
 #include "validate.h"
-
-#define DAEMON "/usr/bin/dbus-daemon"
 
 enum { VERDICT_ACCEPT, VERDICT_INVALID, VERDICT_TOO_LONG, VERDICT_NOT_FOUND, VERDICT_OTHER };
 
@@ -293,69 +289,23 @@ static int compare_equality(DBusConnection *conn, unsigned *checked) {
         return failures;
 }
 
-/* Starts a private dbus-daemon; returns its address in addr. */
-static pid_t start_daemon(const char *config, char *addr, size_t size) {
-        int fds[2];
-
-        if (pipe(fds) < 0)
-                return -1;
-        pid_t pid = fork();
-        if (pid < 0)
-                return -1;
-        if (pid == 0) {
-                char fd_arg[32];
-                close(fds[0]);
-                snprintf(fd_arg, sizeof(fd_arg), "--print-address=%d", fds[1]);
-                execl(DAEMON, DAEMON, "--nofork", "--nopidfile", fd_arg, config, (char *)NULL);
-                _exit(127);
-        }
-        close(fds[1]);
-        ssize_t n = read(fds[0], addr, size - 1);
-        close(fds[0]);
-        if (n <= 0)
-                return -1;
-        addr[n] = '\0';
-        addr[strcspn(addr, "\n")] = '\0';
-        return pid;
-}
-
 int main(int argc, char **argv) {
-        char dir[] = "/tmp/test-match-dbus-daemon.XXXXXX";
-        char config[256], config_arg[300], addr[512];
+        ReferenceDaemon daemon;
         unsigned checked = 0;
         int failures = 0;
 
-        if (access(DAEMON, X_OK) < 0) {
-                printf("no %s: skipped\n", DAEMON);
+        if (!reference_daemon_available()) {
+                printf("no %s: skipped\n", REFERENCE_DAEMON);
                 return 77;
         }
-        if (argc != 2 || !mkdtemp(dir))
-                return 1;
-        snprintf(config, sizeof(config), "%s/bus.conf", dir);
-        FILE *f = fopen(config, "w");
-        if (!f)
-                return 1;
-        fprintf(f, "<busconfig><type>session</type><listen>unix:dir=%s</listen>"
-                   "<auth>EXTERNAL</auth><policy context=\"default\">"
-                   "<allow send_destination=\"*\" eavesdrop=\"true\"/><allow eavesdrop=\"true\"/>"
-                   "<allow own=\"*\"/></policy>"
-                   "<limit name=\"max_match_rules_per_connection\">100000</limit></busconfig>\n", dir);
-        fclose(f);
-        snprintf(config_arg, sizeof(config_arg), "--config-file=%s", config);
-
-        pid_t pid = start_daemon(config_arg, addr, sizeof(addr));
-        if (pid < 0) {
-                fprintf(stderr, "could not start %s\n", DAEMON);
+        if (argc != 2 || reference_daemon_start(&daemon, 512, 100000) < 0) {
+                fprintf(stderr, "could not start %s\n", REFERENCE_DAEMON);
                 return 1;
         }
 
-        DBusError error;
-        dbus_error_init(&error);
-        DBusConnection *conn = dbus_connection_open_private(addr, &error);
-        if (!conn || !dbus_bus_register(conn, &error)) {
-                fprintf(stderr, "connecting to %s: %s\n", addr, error.message);
+        DBusConnection *conn = reference_daemon_connect(&daemon);
+        if (!conn)
                 failures = -1;
-        }
         for (size_t i = 0; failures >= 0 && i < sizeof(builtin_rules) / sizeof(builtin_rules[0]); i++) {
                 int r = compare(conn, builtin_rules[i], strlen(builtin_rules[i]), &checked);
                 failures = r < 0 ? r : failures + r;
@@ -375,15 +325,8 @@ int main(int argc, char **argv) {
                 printf("%u RemoveMatch pairs compared\n", pairs);
         }
 
-        if (conn) {
-                dbus_connection_close(conn);
-                dbus_connection_unref(conn);
-        }
-        dbus_error_free(&error);
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
-        unlink(config);
-        rmdir(dir);
+        reference_daemon_disconnect(conn);
+        reference_daemon_stop(&daemon);
 
         printf("%u rules compared with dbus-daemon: %u accepted by both, %u refused only by us "
                "as documented, %d differences\n", checked, n_accepted, n_excused, failures);
