@@ -106,7 +106,8 @@ class Options:
 
 class Bus:
     def __init__(self, options, limits=None, extra_config='',
-                 auth='EXTERNAL', policy=DEFAULT_POLICY, services=()):
+                 auth='EXTERNAL', policy=DEFAULT_POLICY, services=(),
+                 listen=None):
         self.options = options
         self.limits = dict(limits or {})
         self.extra_config = extra_config
@@ -119,6 +120,9 @@ class Bus:
         self.servicedir = os.path.join(self.dir, 'services')
         os.mkdir(self.servicedir)
         self.services = services
+        # listen: <listen> addresses, '{dir}' replaced by the temp dir.
+        self.listen = [a.replace('{dir}', self.dir) for a in
+                       (listen or ['unix:path=' + self.socket_path])]
         self.proc = None
         self.address = None
         self.children = []
@@ -141,10 +145,12 @@ class Bus:
                 'Configuration 1.0//EN"\n "http://www.freedesktop.org/'
                 'standards/dbus/1.0/busconfig.dtd">\n<busconfig>\n'
                 '  <type>session</type>\n'
-                '  <listen>unix:path=%s</listen>\n%s'
+                '%s%s'
                 '  <servicedir>%s</servicedir>\n%s%s%s</busconfig>\n'
-                % (self.socket_path, auth, self.servicedir, self.policy,
-                   limits, self.extra_config))
+                % (''.join('  <listen>%s</listen>\n' % a
+                           for a in self.listen),
+                   auth, self.servicedir, self.policy, limits,
+                   self.extra_config))
 
     def write_config(self):
         with open(self.config_path, 'w') as f:
@@ -233,8 +239,11 @@ class Bus:
             if check and rc != 0:
                 problems.append('SIGTERM: daemon exit status %s, wanted 0'
                                 % rc)
-            if check and os.path.exists(self.socket_path):
-                problems.append('the listening socket was left behind')
+            leftovers = [f for f in os.listdir(self.dir) if f not in (
+                'bus.conf', 'daemon.log', 'services')]
+            if check and leftovers:
+                problems.append('left behind in the bus directory: %s'
+                                % leftovers)
             # Activated services exit when the bus goes away.
             deadline = time.monotonic() + 3
             for pid in daemon_children:

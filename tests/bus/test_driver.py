@@ -358,3 +358,19 @@ def test_python_dbus_queries(bus):
     assert error_name(client.bus, 'NoSuchMethod') == \
         'org.freedesktop.DBus.Error.UnknownMethod'
     client.close()
+
+
+def test_selinux_and_audit_queries(bus):
+    # No SELinux context or audit session on a plain host: the specific
+    # error names, and NameHasNoOwner for a name nobody has.
+    a = bus.raw()
+    assert error_of(a.bus_call('GetConnectionSELinuxSecurityContext', 's',
+                               [a.unique_name])) == \
+        'org.freedesktop.DBus.Error.SELinuxSecurityContextUnknown'
+    assert error_of(a.bus_call('GetAdtAuditSessionData', 's',
+                               [a.unique_name])) == \
+        'org.freedesktop.DBus.Error.AdtAuditDataUnknown'
+    for method in ('GetConnectionSELinuxSecurityContext',
+                   'GetAdtAuditSessionData'):
+        assert error_of(a.bus_call(method, 's', ['org.mssf.None'])) == \
+            'org.freedesktop.DBus.Error.NameHasNoOwner', method
