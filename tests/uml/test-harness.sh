@@ -1,0 +1,66 @@
+#!/bin/sh
+# Tests of uml-run itself, on the host: the guest's exit code comes back
+# (0, 1, 77 and others), output and arguments pass through intact, a hung
+# guest is killed after --timeout with nothing left running, and a missing
+# kernel is a SKIP. Run by meson with: test-harness.sh UML_RUN
+set -u
+uml_run=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/uml-harness.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+check() {
+    if [ "$2" = "$3" ]; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1: expected '$2', got '$3'"
+        failures=$((failures + 1))
+    fi
+}
+
+if [ ! -x "${LINUX_UML:-}" ]; then
+    echo "SKIP: no linux.uml"
+    exit 77
+fi
+
+script() {
+    # script NAME BODY: an executable guest script in $work
+    printf '#!/bin/sh\n%s\n' "$2" > "$work/$1"
+    chmod +x "$work/$1"
+}
+
+script exit3 'echo "args:$#:$1:$2"; echo to-stderr >&2; exit 3'
+out=$("$uml_run" "$work/exit3" "a b" "it's" 2>&1)
+check "the script's exit code comes back" 3 $?
+check "arguments arrive intact" "args:2:a b:it's" "$(echo "$out" | grep '^args:')"
+check "stderr is captured" to-stderr "$(echo "$out" | grep '^to-stderr')"
+
+script skip 'exit 77'
+"$uml_run" "$work/skip" > /dev/null 2>&1
+check "77 (skip) comes back" 77 $?
+
+script pass 'cd /tmp && echo hi > x && [ "$(cat x)" = hi ] && [ "$UML_GUEST" = 1 ] && [ "$HARNESS_VAR" = "x y" ]'
+HARNESS_VAR="x y" "$uml_run" "$work/pass" > /dev/null 2>&1
+check "a passing script passes (env, tmpfs)" 0 $?
+
+script hang 'echo started; sleep 600'
+start=$(date +%s)
+# TMPDIR: this run's directory (and so its UML command lines) is ours alone.
+out=$(TMPDIR=$work "$uml_run" --timeout 4 "$work/hang" 2>&1)
+status=$?
+elapsed=$(( $(date +%s) - start ))
+check "a hung guest fails" 1 "$status"
+check "its output is still shown" started "$(echo "$out" | head -n 1)"
+echo "$out" | grep -q "guest killed after 4s"
+check "the timeout is reported" 0 $?
+check "it is killed in time" yes "$([ "$elapsed" -lt 30 ] && echo yes || echo no)"
+sleep 1
+check "no UML process is left" 0 "$(pgrep -c -f "uml_dir=$work/" 2>/dev/null)"
+
+LINUX_UML=/nonexistent/linux.uml "$uml_run" "$work/pass" > /dev/null 2>&1
+check "no kernel is a skip" 77 $?
+"$uml_run" > /dev/null 2>&1
+check "no script is a usage error" 2 $?
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]
