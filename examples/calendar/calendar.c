@@ -1,0 +1,282 @@
+/*
+ * mssf-demo-calendar: a small in-memory calendar, package "calendar", bus
+ * name org.mssf.Calendar, object /org/mssf/Calendar, interface
+ * org.mssf.Calendar.
+ *
+ * - ListEvents() -> a(sss): every event as (id, summary, when), when
+ *   being the ISO 8601 interval "start/end";
+ *   AddEvent(s summary, s start, s end) -> s id, start and end in
+ *   ISO 8601 (UTC when they name no zone), end not before start;
+ * - the signal EventAdded(s id) after each AddEvent;
+ * - the properties EventCount (u, read-only) and Name (s, the calendar's
+ *   display name, read-write), with PropertiesChanged when they change.
+ *
+ * Unlike the other two services this package provides its own token:
+ * "data" in manifests/calendar.xml, which others name calendar::data, with
+ * checkorigin="yes" so that only packages of the calendar's own origin
+ * (or ones the device policy names) are granted it. The bus requires it
+ * for ListEvents, AddEvent, EventAdded and EventCount, and for setting
+ * Name (com.maemo.Aegis.Write); reading Name and Introspect are open. The
+ * manifest format has write tokens only for properties, so AddEvent needs
+ * the same token as ListEvents.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "demo-bus.h"
+
+#define CALENDAR_NAME "org.mssf.Calendar"
+#define CALENDAR_PATH "/org/mssf/Calendar"
+#define CALENDAR_INTERFACE "org.mssf.Calendar"
+#define CALENDAR_MAX_EVENTS 1000
+#define CALENDAR_MAX_TEXT 256
+
+static const char calendar_xml[] =
+        "<node>"
+        "  <interface name='" CALENDAR_INTERFACE "'>"
+        "    <method name='ListEvents'>"
+        "      <arg name='events' type='a(sss)' direction='out'/>"
+        "    </method>"
+        "    <method name='AddEvent'>"
+        "      <arg name='summary' type='s' direction='in'/>"
+        "      <arg name='start' type='s' direction='in'/>"
+        "      <arg name='end' type='s' direction='in'/>"
+        "      <arg name='id' type='s' direction='out'/>"
+        "    </method>"
+        "    <signal name='EventAdded'>"
+        "      <arg name='id' type='s'/>"
+        "    </signal>"
+        "    <property name='EventCount' type='u' access='read'/>"
+        "    <property name='Name' type='s' access='readwrite'/>"
+        "  </interface>"
+        "</node>";
+
+typedef struct Event {
+        char *id;
+        char *summary;
+        char *when;             /* "start/end", ISO 8601 */
+} Event;
+
+typedef struct Calendar {
+        GDBusConnection *connection;    /* (unowned) */
+        GPtrArray *events;              /* Event, in the order added (owned) */
+        unsigned next_event;
+        char *name;
+} Calendar;
+
+static void event_free(Event *event) {
+        if (!event)
+                return;
+        g_free(event->id);
+        g_free(event->summary);
+        g_free(event->when);
+        g_free(event);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Event, event_free)
+
+/* text as a time (UTC unless it names a zone), or NULL. */
+static GDateTime *parse_time(const char *text) {
+        g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+
+        return g_date_time_new_from_iso8601(text, utc);
+}
+
+/*
+ * Add an event: its id, or NULL with a message for the caller when the
+ * arguments do not make one.
+ */
+static const char *calendar_add(Calendar *calendar, const char *summary, const char *start_text,
+                                const char *end_text, const char **ret_problem) {
+        g_autoptr(GDateTime) start = NULL, end = NULL;
+        g_autofree char *start_iso = NULL, *end_iso = NULL;
+        g_autoptr(Event) event = NULL;
+        const char *id;
+
+        if (!summary[0] || strlen(summary) > CALENDAR_MAX_TEXT) {
+                *ret_problem = "the summary must be 1 to 256 bytes";
+                return NULL;
+        }
+        start = parse_time(start_text);
+        end = parse_time(end_text);
+        if (!start || !end) {
+                *ret_problem = "start and end must be ISO 8601 times, e.g. 2026-12-03T10:00:00Z";
+                return NULL;
+        }
+        if (g_date_time_compare(end, start) < 0) {
+                *ret_problem = "the event ends before it starts";
+                return NULL;
+        }
+        if (calendar->events->len >= CALENDAR_MAX_EVENTS) {
+                *ret_problem = "the calendar is full";
+                return NULL;
+        }
+        start_iso = g_date_time_format_iso8601(start);
+        end_iso = g_date_time_format_iso8601(end);
+        event = g_new0(Event, 1);
+        event->id = g_strdup_printf("event%u", ++calendar->next_event);
+        event->summary = g_strdup(summary);
+        event->when = g_strconcat(start_iso, "/", end_iso, NULL);
+        id = event->id;
+        g_ptr_array_add(calendar->events, g_steal_pointer(&event));
+        return id;
+}
+
+static void calendar_announce(Calendar *calendar, const char *property, GVariant *value) {
+        g_auto(GVariantBuilder) changed = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE("a{sv}"));
+
+        g_variant_builder_add(&changed, "{sv}", property, value);
+        demo_bus_emit_properties_changed(calendar->connection, CALENDAR_PATH, CALENDAR_INTERFACE,
+                                         g_variant_builder_end(&changed));
+}
+
+static void calendar_add_event(Calendar *calendar, GVariant *parameters,
+                               GDBusMethodInvocation *invocation) {
+        const char *summary, *start, *end, *problem = NULL, *id;
+
+        g_variant_get(parameters, "(&s&s&s)", &summary, &start, &end);
+        id = calendar_add(calendar, summary, start, end, &problem);
+        if (!id) {
+                g_dbus_method_invocation_return_dbus_error(
+                        invocation, "org.freedesktop.DBus.Error.InvalidArgs", problem);
+                return;
+        }
+        printf("added %s: %s\n", id, summary);
+        fflush(stdout);
+        g_dbus_method_invocation_return_value(invocation, g_variant_new("(s)", id));
+        demo_bus_emit(calendar->connection, CALENDAR_PATH, CALENDAR_INTERFACE, "EventAdded",
+                      g_variant_new("(s)", id));
+        calendar_announce(calendar, "EventCount", g_variant_new_uint32(calendar->events->len));
+}
+
+static void calendar_list_events(Calendar *calendar, GDBusMethodInvocation *invocation) {
+        g_auto(GVariantBuilder) events = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE("a(sss)"));
+
+        for (guint i = 0; i < calendar->events->len; i++) {
+                const Event *event = g_ptr_array_index(calendar->events, i);
+
+                g_variant_builder_add(&events, "(sss)", event->id, event->summary, event->when);
+        }
+        g_dbus_method_invocation_return_value(invocation, g_variant_new("(a(sss))", &events));
+}
+
+static void calendar_method_call(GDBusConnection *connection, const char *sender,
+                                 const char *path, const char *interface, const char *method,
+                                 GVariant *parameters, GDBusMethodInvocation *invocation,
+                                 gpointer userdata) {
+        Calendar *calendar = userdata;
+
+        if (strcmp(method, "ListEvents") == 0)
+                calendar_list_events(calendar, invocation);
+        else if (strcmp(method, "AddEvent") == 0)
+                calendar_add_event(calendar, parameters, invocation);
+        else
+                g_dbus_method_invocation_return_dbus_error(
+                        invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no such method");
+}
+
+static GVariant *calendar_get_property(GDBusConnection *connection, const char *sender,
+                                       const char *path, const char *interface,
+                                       const char *property, GError **error,
+                                       gpointer userdata) {
+        Calendar *calendar = userdata;
+
+        if (strcmp(property, "EventCount") == 0)
+                return g_variant_new_uint32(calendar->events->len);
+        if (strcmp(property, "Name") == 0)
+                return g_variant_new_string(calendar->name);
+        g_set_error(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY, "no property %s", property);
+        return NULL;
+}
+
+static gboolean calendar_set_property(GDBusConnection *connection, const char *sender,
+                                      const char *path, const char *interface,
+                                      const char *property, GVariant *value, GError **error,
+                                      gpointer userdata) {
+        Calendar *calendar = userdata;
+        const char *name;
+
+        /* GDBus has checked the type against the introspection data. */
+        if (strcmp(property, "Name") != 0) {
+                g_set_error(error, G_DBUS_ERROR, G_DBUS_ERROR_PROPERTY_READ_ONLY,
+                            "%s is read-only", property);
+                return FALSE;
+        }
+        name = g_variant_get_string(value, NULL);
+        if (!name[0] || strlen(name) > CALENDAR_MAX_TEXT) {
+                g_set_error(error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                            "a name is 1 to 256 bytes");
+                return FALSE;
+        }
+        if (strcmp(name, calendar->name) != 0) {
+                g_free(calendar->name);
+                calendar->name = g_strdup(name);
+                calendar_announce(calendar, "Name", g_variant_new_string(calendar->name));
+        }
+        return TRUE;
+}
+
+static const GDBusInterfaceVTable calendar_vtable = {
+        .method_call = calendar_method_call,
+        .get_property = calendar_get_property,
+        .set_property = calendar_set_property,
+};
+
+static void calendar_seed(Calendar *calendar) {
+        const char *problem = NULL;
+
+        calendar_add(calendar, "Demo rehearsal", "2026-12-03T09:00:00Z", "2026-12-03T09:30:00Z",
+                     &problem);
+        calendar_add(calendar, "MSSF review", "2026-12-04T13:00:00Z", "2026-12-04T14:00:00Z",
+                     &problem);
+}
+
+int main(int argc, char **argv) {
+        g_autofree char *address = NULL;
+        const GOptionEntry options[] = {
+                { "address", 0, 0, G_OPTION_ARG_STRING, &address,
+                  "bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or the system bus)", "ADDR" },
+                { NULL },
+        };
+        g_autoptr(GOptionContext) context = g_option_context_new("- in-memory calendar service");
+        g_autoptr(GDBusNodeInfo) node = NULL;
+        g_autoptr(GDBusConnection) connection = NULL;
+        g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func((GDestroyNotify) event_free);
+        g_autofree char *name = g_strdup("Personal");
+        g_autoptr(GError) error = NULL;
+        Calendar calendar = { .events = events };
+        guint registration;
+        int status;
+
+        g_option_context_add_main_entries(context, options, NULL);
+        if (!g_option_context_parse(context, &argc, &argv, &error) || argc > 1) {
+                g_printerr("%s: %s\n", g_get_prgname(),
+                           error ? error->message : "bad arguments (see --help)");
+                return 2;
+        }
+        node = g_dbus_node_info_new_for_xml(calendar_xml, &error);
+        g_assert_no_error(error);
+        connection = demo_bus_connect(address, &error);
+        if (!connection) {
+                g_printerr("%s: cannot connect to the bus: %s\n", g_get_prgname(), error->message);
+                return 1;
+        }
+        calendar.connection = connection;
+        calendar.name = g_steal_pointer(&name);
+        calendar_seed(&calendar);
+
+        registration = g_dbus_connection_register_object(connection, CALENDAR_PATH,
+                                                         node->interfaces[0], &calendar_vtable,
+                                                         &calendar, NULL, &error);
+        if (!registration) {
+                g_printerr("%s: cannot register %s: %s\n", g_get_prgname(), CALENDAR_PATH,
+                           error->message);
+                g_free(calendar.name);
+                return 1;
+        }
+        status = demo_service_run(connection, CALENDAR_NAME);
+        g_dbus_connection_unregister_object(connection, registration);
+        g_free(calendar.name);
+        return status;
+}
