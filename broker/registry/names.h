@@ -30,7 +30,11 @@ struct Peer;
  * already holds.
  *
  * Every operation reports the primary-ownership change it caused in a
- * NameChange (name copied in, so it outlives the registry's entry). The
+ * NameChange (name copied in, so it outlives the registry's entry):
+ * RequestName and ReleaseName change at most one owner, so one NameChange
+ * is the whole list; a disconnect yields one per call of
+ * names_release_next(). A NameChange's old and new owners are exactly what
+ * dbus-daemon shows (tests/registry/test-names-dbus-daemon.c). The
  * caller turns a change into signals in dbus-daemon's order:
  *   1. NameLost(name) to old_owner, if old_owner is not NULL;
  *   2. NameOwnerChanged(name, old unique name or "", new or "");
