@@ -58,18 +58,6 @@ BROKER_FAILS = {
     'listen/listen_two_addresses':
         'with two <listen> addresses it prints only the first (dbus-daemon '
         "prints both, ';'-separated)",
-    'driver/call_before_hello_denied':
-        'a call before Hello disconnects instead of answering AccessDenied',
-    'driver/start_service_by_name_owned_not_activatable':
-        'answers 2 (ALREADY_RUNNING) for an owned name without a .service '
-        'file; dbus-daemon answers ServiceUnknown',
-    'monitor/monitor_with_match_rules':
-        "a monitor's type='method_call' rule does not match calls addressed "
-        'to others',
-    'limits/max_incoming_bytes_backpressure':
-        'with max_incoming_bytes=65536 it accepted all 1000 x 16 kB '
-        'unicast signals for a receiver that reads nothing (no '
-        'backpressure; unbounded queueing)',
     'reload/sighup_applies_policy':
         'busconfig <deny send_destination="..."/> is not enforced (not even '
         'at startup): the call goes through instead of AccessDenied',

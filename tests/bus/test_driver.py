@@ -374,3 +374,20 @@ def test_selinux_and_audit_queries(bus):
                    'GetAdtAuditSessionData'):
         assert error_of(a.bus_call(method, 's', ['org.mssf.None'])) == \
             'org.freedesktop.DBus.Error.NameHasNoOwner', method
+
+
+def test_activatable_services_changed_signal(bus):
+    """A bus that announces the ActivatableServicesChanged feature emits
+    the signal when its service files are reloaded."""
+    a = bus.raw()
+    features = ok(a.call(BUS, PATH, PROPS, 'Get', 'ss', [BUS, 'Features']))
+    a.add_match("type='signal',member='ActivatableServicesChanged'")
+    bus.add_activatable_service('org.mssf.Activatable')
+    check_reply(a.bus_call('ReloadConfig'))
+    got = [m for m in a.collect(0.5) if m.type == SIGNAL and
+           m.member == 'ActivatableServicesChanged']
+    if 'ActivatableServicesChanged' in features[0][1]:
+        assert got and got[0].sender == BUS, got
+        assert got[0].interface == BUS and got[0].path == PATH, got
+    else:
+        assert got == [], got

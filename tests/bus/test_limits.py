@@ -1,6 +1,7 @@
 """The busconfig <limit>s, with the answers dbus-daemon gives when one is
 reached: LimitsExceeded errors, disconnection for an oversized message,
 and backpressure (not loss) for max_incoming_bytes."""
+import os
 import threading
 import time
 
@@ -154,3 +155,51 @@ def test_max_incoming_bytes_backpressure(bus):
         seen.append(m.body[0])
     thread.join(5)
     assert seen == list(range(total)), (len(seen), seen[-3:])
+
+
+@config(limits={'auth_timeout': 500})
+def test_auth_timeout(bus):
+    good = bus.raw()
+    silent = bus.raw(connect=False)
+    start = time.monotonic()
+    assert silent.wait_closed(4), 'a client that never authenticated stays'
+    assert 0.3 < time.monotonic() - start < 4
+    # A client that authenticated in time is not affected.
+    time.sleep(0.6)
+    assert check_reply(good.bus_call('GetId'))
+
+
+@config(limits={'max_incomplete_connections': 2})
+def test_max_incomplete_connections(bus):
+    uid = str(os.getuid()).encode().hex()
+    pending = [bus.raw(connect=False) for _ in range(3)]
+    time.sleep(0.2)
+    answers = []
+    for conn in pending:
+        try:
+            conn.send_raw(b'\0')
+            answers.append(conn.sasl_line('AUTH EXTERNAL ' + uid,
+                                          timeout=1)[:2])
+        except (rawdbus.Disconnected, BrokenPipeError, ConnectionResetError):
+            answers.append('closed')
+    assert answers == ['OK', 'OK', 'closed'], answers
+    for conn in pending:
+        conn.close()
+
+
+@config(limits={'max_message_unix_fds': 4})
+def test_max_message_unix_fds(bus):
+    a, b = bus.raw(unix_fd=True), bus.raw(unix_fd=True)
+    fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(5)]
+    try:
+        serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Four',
+                             'hhhh', [0, 1, 2, 3], fds=fds[:4])
+        call = b.wait_for(lambda m: m.type == METHOD_CALL)
+        assert len(call.fds) == 4, call
+        a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Five', 'hhhhh',
+                    [0, 1, 2, 3, 4], fds=fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert a.wait_closed(3), 'a message with too many fds was accepted'
+    b.expect_nothing(lambda m: m.type == METHOD_CALL, 0.3)
