@@ -62,10 +62,16 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
         return NULL;
 }
 
-int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *origin,
-                               Diagnostics *diag) {
+static bool origin_valid(const char *origin) {
+        return manifest_valid_label(origin) && !strchr(origin, '*');
+}
+
+int install_plan_set_manifest(InstallPlan *plan, char *data, size_t size, const char *file,
+                              const char *origin, Diagnostics *diag) {
         int r;
 
+        plan->manifest_data = data;
+        plan->manifest_size = size;
         if (!manifest_valid_package_label(plan->package)) {
                 diagnostics_add(diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
                                 "\"%s\" is not a valid package name (it becomes a Smack label: "
@@ -74,7 +80,7 @@ int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *
                 return INSTALL_PLAN_E_INVALID;
         }
         if (origin) {
-                if (!manifest_valid_label(origin) || strchr(origin, '*')) {
+                if (!origin_valid(origin)) {
                         diagnostics_add(diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
                                         "\"%s\" is not a valid origin name (as the device "
                                         "policy names them: printable ASCII, no spaces or '*')",
@@ -85,17 +91,26 @@ int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *
                 if (!plan->origin)
                         return -ENOMEM;
         }
-        r = fileio_read(path, &plan->manifest_data, &plan->manifest_size);
+        r = manifest_parse_buffer(data, size, file, plan->package, plan->origin, diag,
+                                  &plan->parsed);
+        if (r == MANIFEST_E_INVALID)
+                return INSTALL_PLAN_E_INVALID;
+        return r;
+}
+
+int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *origin,
+                               Diagnostics *diag) {
+        char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        r = fileio_read(path, &data, &size);
         if (r < 0) {
                 diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0, "cannot read the manifest: %s",
                                 strerror(-r));
                 return INSTALL_PLAN_E_INVALID;
         }
-        r = manifest_parse_buffer(plan->manifest_data, plan->manifest_size, path, plan->package,
-                                  plan->origin, diag, &plan->parsed);
-        if (r == MANIFEST_E_INVALID)
-                return INSTALL_PLAN_E_INVALID;
-        return r;
+        return install_plan_set_manifest(plan, data, size, path, origin, diag);
 }
 
 /* The version on disk, for its labels; a copy that no longer loads is only a warning. */

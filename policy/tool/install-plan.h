@@ -48,6 +48,13 @@ InstallPlan *install_plan_free(InstallPlan *plan);
 int install_plan_read_manifest(InstallPlan *plan, const char *path, const char *origin,
                                Diagnostics *diag);
 
+/*
+ * The same over bytes already read (takes data; file names them in
+ * diagnostics): how recovery puts back the manifest a journal recorded.
+ */
+int install_plan_set_manifest(InstallPlan *plan, char *data, size_t size, const char *file,
+                              const char *origin, Diagnostics *diag);
+
 /* Load the installed set without plan->package, then add plan->parsed (if any). */
 int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
 

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "compile.h"
 #include "fileio.h"
 #include "installed.h"
+#include "journal.h"
 #include "install-plan.h"
 #include "manifest.h"
 #include "model.h"
@@ -167,41 +169,45 @@ static void tell_bus(ToolContext *c) {
                         strerror(-r), message ? ": " : "", message ? message : "");
 }
 
-/* Apply, then commit or roll back; 0, a TOOL_E_* code or -errno. */
-static int apply_or_roll_back(ToolContext *c, const InstallPlan *plan) {
+/*
+ * Apply, then commit or roll back; 0, a TOOL_E_* code or -errno.
+ * *ret_stuck: the rollback failed too, so the journal must stay.
+ */
+static int apply_or_roll_back(ToolContext *c, const InstallPlan *plan, bool *ret_stuck) {
         _cleanup_(transaction_freep) Transaction *t = NULL;
-        int r;
+        int r, undo;
 
+        *ret_stuck = false;
         r = transaction_new(c->paths.smackfs, &t);
         if (r < 0)
                 return r;
         r = apply_plan(t, c, plan);
-        if (r != 0) {
-                int undo;
-
-                if (r < 0 && transaction_failure(t))
-                        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0, "%s failed: %s",
-                                        transaction_failure(t), strerror(-r));
-                undo = transaction_rollback(t);
-
-                if (undo < 0)
-                        fprintf(c->err, "error: rolling back failed too (%s): the system may "
-                                "be half-changed; run 'mssf-policy compile' after fixing it\n",
-                                strerror(-undo));
-                return r;
+        if (r == 0) {
+                transaction_commit(t);
+                return 0;
         }
-        transaction_commit(t);
-        return 0;
+        if (r < 0 && transaction_failure(t))
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0, "%s failed: %s",
+                                transaction_failure(t), strerror(-r));
+        undo = transaction_rollback(t);
+        if (undo < 0) {
+                *ret_stuck = true;
+                fprintf(c->err, "error: rolling back failed too (%s); the next mssf-policy "
+                        "run will finish undoing this change\n", strerror(-undo));
+        }
+        return r;
 }
 
 /*
- * Prepare, apply, then tell the bus. The package manager's Ctrl-C or
- * SIGTERM waits until the change is committed or rolled back: dying in
- * the middle would leave exactly the half-changed system the transaction
- * exists to prevent.
+ * Journal, apply, forget the journal, then tell the bus. The package
+ * manager's Ctrl-C or SIGTERM waits until the change is committed or
+ * rolled back: dying in the middle would leave exactly the half-changed
+ * system the transaction exists to prevent (a crash is what the journal
+ * is for).
  */
-static int run_plan(ToolContext *c, InstallPlan *plan) {
+static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigset_t blocked, saved;
+        bool stuck = false;
         int r;
 
         r = plan_prepare(c, plan);
@@ -213,11 +219,97 @@ static int run_plan(ToolContext *c, InstallPlan *plan) {
         sigaddset(&blocked, SIGHUP);
         sigaddset(&blocked, SIGQUIT);
         sigprocmask(SIG_BLOCK, &blocked, &saved);
-        r = apply_or_roll_back(c, plan);
+        r = journalled ? journal_begin(&c->paths, plan->package) : 0;
+        if (r >= 0) {
+                r = apply_or_roll_back(c, plan, &stuck);
+                if (!stuck && journalled) {
+                        int end = journal_end(&c->paths);
+
+                        if (r == 0 && end < 0)
+                                r = end;
+                }
+        }
         sigprocmask(SIG_SETMASK, &saved, NULL);
         if (r != 0)
                 return r;
         tell_bus(c);
+        return 0;
+}
+
+/* Files half-written by an interrupted run. */
+static int clean_temporaries(const ToolPaths *paths) {
+        _cleanup_free_ char *db_dir = strdup(paths->policy_db);
+        const char *dirs[] = { paths->manifest_dir, paths->origin_dir, paths->rules_dir, NULL };
+        int r = 0;
+
+        if (!db_dir)
+                return -ENOMEM;
+        dirs[3] = dirname(db_dir);
+        for (size_t i = 0; i < ELEMENTSOF(dirs) && r >= 0; i++)
+                r = journal_clean_temporaries(dirs[i]);
+        return r;
+}
+
+/*
+ * A journal means the last change died half-way: put the package's
+ * manifest and origin back as the journal recorded them and derive every
+ * rule file, label, kernel rule and policy.db again. Call with the lock.
+ */
+static int recover(ToolContext *c) {
+        _cleanup_(journal_freep) Journal *journal = NULL;
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+        _cleanup_free_ char *file = NULL;
+        int r;
+
+        r = journal_read(&c->paths, &journal);
+        if (r == JOURNAL_E_CORRUPT) {
+                _cleanup_free_ char *path = journal_path(&c->paths);
+
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0, "unreadable journal of an "
+                                "interrupted change: check the installed manifests, remove this "
+                                "file and run 'mssf-policy compile'");
+                return TOOL_E_INVALID;
+        }
+        if (r < 0 || !journal)
+                return r;
+        r = install_plan_new(journal->package, &plan);
+        if (r < 0)
+                return r;
+        file = installed_manifest_path(&c->paths, journal->package);
+        if (!file)
+                return -ENOMEM;
+        if (journal->manifest_data) {
+                r = install_plan_set_manifest(plan, TAKE_PTR(journal->manifest_data),
+                                              journal->manifest_size, file, journal->origin,
+                                              c->diag);
+                if (r != 0)
+                        return r > 0 ? TOOL_E_INVALID : r;
+        }
+        r = install_plan_load(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = run_plan(c, plan, false);
+        if (r != 0)
+                return r;
+        fprintf(c->err, "note: undid an interrupted change to package %s\n", journal->package);
+        return journal_end(&c->paths);
+}
+
+/* The lock, and the state an interrupted run left put right. */
+static int lock_and_recover(ToolContext *c, int *ret_lock) {
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = installed_lock(&c->paths, &lock);
+        if (r < 0)
+                return r;
+        /* With the lock held, a temporary file can only be a dead run's. */
+        r = clean_temporaries(&c->paths);
+        if (r >= 0)
+                r = recover(c);
+        if (r != 0)
+                return r;
+        *ret_lock = TAKE_FD(lock);
         return 0;
 }
 
@@ -232,13 +324,13 @@ int tool_install(ToolContext *c, const char *package, const char *manifest, cons
         r = install_plan_read_manifest(plan, manifest, origin, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        r = installed_lock(&c->paths, &lock);
-        if (r < 0)
+        r = lock_and_recover(c, &lock);
+        if (r != 0)
                 return r;
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        return run_plan(c, plan);
+        return run_plan(c, plan, true);
 }
 
 int tool_remove(ToolContext *c, const char *package) {
@@ -249,8 +341,8 @@ int tool_remove(ToolContext *c, const char *package) {
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
-        r = installed_lock(&c->paths, &lock);
-        if (r < 0)
+        r = lock_and_recover(c, &lock);
+        if (r != 0)
                 return r;
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
@@ -261,7 +353,7 @@ int tool_remove(ToolContext *c, const char *package) {
                                 c->paths.manifest_dir, package);
                 return TOOL_E_NOT_INSTALLED;
         }
-        return run_plan(c, plan);
+        return run_plan(c, plan, true);
 }
 
 int tool_compile(ToolContext *c, const char *output) {
@@ -273,8 +365,8 @@ int tool_compile(ToolContext *c, const char *output) {
         int r;
 
         if (!output) {
-                r = installed_lock(&c->paths, &lock);
-                if (r < 0)
+                r = lock_and_recover(c, &lock);
+                if (r != 0)
                         return r;
         }
         r = installed_load(&c->paths, NULL, c->diag, &set);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -37,9 +38,14 @@
 
 static unsigned injected_calls;
 static unsigned fail_at;                /* 0: never */
+static unsigned crash_at;               /* 0: never; else _exit() there, like a power cut */
+
+#define CRASH_STATUS 86
 
 static bool inject(void) {
         injected_calls++;
+        if (crash_at != 0 && injected_calls == crash_at)
+                _exit(CRASH_STATUS);
         if (fail_at != 0 && injected_calls == fail_at) {
                 errno = EIO;
                 return true;
@@ -283,7 +289,15 @@ typedef enum Operation {
         OPERATION_INSTALL_MAPS,
         OPERATION_UPGRADE_MAPS,                 /* maps2.xml as package maps */
         OPERATION_REMOVE_MAPS,
+        OPERATION_RECOVER,                      /* compile, which recovers first */
 } Operation;
+
+static bool journal_exists(const Scratch *s) {
+        _cleanup_free_ char *path = NULL;
+
+        assert_true(asprintf(&path, "%s/var/lib/mssf/lock.journal", s->root) > 0);
+        return access(path, F_OK) == 0;
+}
 
 static int run_operation(const Scratch *s, Operation operation) {
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
@@ -306,8 +320,11 @@ static int run_operation(const Scratch *s, Operation operation) {
         case OPERATION_UPGRADE_MAPS:
                 r = tool_install(&c, "maps", maps2, "system");
                 break;
-        default:
+        case OPERATION_REMOVE_MAPS:
                 r = tool_remove(&c, "maps");
+                break;
+        default:
+                r = tool_compile(&c, NULL);
                 break;
         }
         fclose(c.out);
@@ -370,6 +387,10 @@ static unsigned fail_each_step(const Scratch *s, Operation operation, Operation 
                 } else {
                         assert_int_equal(r, -EIO);
                         failed++;
+                        /* Only forgetting the journal failed: the change is
+                         * committed, and the next run undoes it. */
+                        if (journal_exists(s))
+                                assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
                 }
                 after = describe(s);
                 if (strcmp(after, before) != 0)
@@ -377,6 +398,70 @@ static unsigned fail_each_step(const Scratch *s, Operation operation, Operation 
                                  n, total, before, after);
         }
         return failed;
+}
+
+/* Run operation in a child that dies at its nth wrapped call: CRASH_STATUS, or its result. */
+static int crash_operation_at(const Scratch *s, Operation operation, unsigned n) {
+        int status;
+        pid_t pid;
+
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                injected_calls = 0;
+                crash_at = n;
+                _exit(run_operation(s, operation) == 0 ? 0 : 1);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        return WEXITSTATUS(status);
+}
+
+/*
+ * Kill operation at its 1st, 2nd, ... wrapped call; the next run (compile)
+ * must find the journal and put everything back as it was. Returns how
+ * many crashes there were.
+ */
+static unsigned crash_each_step(const Scratch *s, Operation operation, Operation undo) {
+        _cleanup_free_ char *before = describe(s);
+        unsigned crashes = 0;
+
+        for (unsigned n = 1;; n++) {
+                _cleanup_free_ char *after = NULL;
+                int status = crash_operation_at(s, operation, n);
+
+                if (status == 0) {
+                        /* It finished before the nth call: done. */
+                        assert_int_equal(run_operation(s, undo), 0);
+                        break;
+                }
+                assert_int_equal(status, CRASH_STATUS);
+                crashes++;
+                assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
+                assert_false(journal_exists(s));
+                after = describe(s);
+                if (strcmp(after, before) != 0)
+                        fail_msg("crash at call %u, then recovery, changed the state:\n--- before\n%s\n"
+                                 "--- after\n%s", n, before, after);
+        }
+        {
+                _cleanup_free_ char *end = describe(s);
+
+                assert_string_equal(end, before);
+        }
+        return crashes;
+}
+
+static void test_crash_at_every_step_recovers(void **state) {
+        const Scratch *s = *state;
+
+        install_mce(s);
+        assert_true(crash_each_step(s, OPERATION_INSTALL_MAPS, OPERATION_REMOVE_MAPS) > 5);
+        assert_int_equal(run_operation(s, OPERATION_INSTALL_MAPS), 0);
+        assert_true(crash_each_step(s, OPERATION_UPGRADE_MAPS, OPERATION_INSTALL_MAPS) > 5);
+        assert_true(crash_each_step(s, OPERATION_REMOVE_MAPS, OPERATION_INSTALL_MAPS) > 5);
+        assert_int_equal(run_operation(s, OPERATION_REMOVE_MAPS), 0);
 }
 
 static void test_install_fails_cleanly_at_every_step(void **state) {
@@ -434,6 +519,7 @@ int main(void) {
                 cmocka_unit_test(test_install_fails_cleanly_at_every_step),
                 cmocka_unit_test(test_upgrade_fails_cleanly_at_every_step),
                 cmocka_unit_test(test_remove_fails_cleanly_at_every_step),
+                cmocka_unit_test(test_crash_at_every_step_recovers),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
