@@ -327,6 +327,7 @@ static int parse_finish(MatchParse *p, MatchRule **ret) {
         }
         ilist_init(&rule->owner_link);
         ilist_init(&rule->leaf_link);
+        ilist_init(&rule->target_link);
         *ret = rule;
         return 0;
 }

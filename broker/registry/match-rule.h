@@ -9,6 +9,7 @@
 #include "match.h"
 
 typedef struct MatchLeaf MatchLeaf;
+typedef struct MatchPeerRules MatchPeerRules;
 
 enum {
         MATCH_ARG_STRING,       /* argN: string equality */
@@ -28,6 +29,8 @@ struct MatchRule {
         MatchLeaf *leaf;        /* (nullable) the index list holding it */
         IList owner_link;       /* in owner->rules */
         IList leaf_link;        /* in leaf->rules */
+        MatchPeerRules *target; /* (nullable) set iff destination is a unique name */
+        IList target_link;      /* in target->rules */
 
         uint8_t type;           /* 0: any */
         bool eavesdrop;

@@ -88,9 +88,19 @@ struct MatchIndex {
         StrMap senders;         /* sender name -> MatchSenderSet */
 };
 
+/*
+ * The rules with destination='a unique name', per name, so they go when
+ * that peer does (its name never comes back, so they could never match).
+ */
+struct MatchPeerRules {
+        char *name;             /* (owned) the key in MatchRegistry.targets */
+        IList rules;            /* MatchRule.target_link */
+};
+
 struct MatchRegistry {
         MatchIndex normal;
         MatchIndex eavesdrop;
+        StrMap targets;         /* unique name -> MatchPeerRules */
         size_t n_rules;
         uint64_t stamp;
 };
@@ -149,6 +159,7 @@ int match_registry_new(MatchRegistry **ret) {
                 return -ENOMEM;
         index_init(&registry->normal);
         index_init(&registry->eavesdrop);
+        strmap_init(&registry->targets);
         *ret = registry;
         return 0;
 }
@@ -159,6 +170,8 @@ MatchRegistry *match_registry_free(MatchRegistry *registry) {
         assert(registry->n_rules == 0);
         index_deinit(&registry->normal);
         index_deinit(&registry->eavesdrop);
+        assert(strmap_size(&registry->targets) == 0);
+        strmap_deinit(&registry->targets);
         free(registry);
         return NULL;
 }
@@ -190,7 +203,8 @@ static size_t index_n_nodes(const MatchIndex *index) {
 }
 
 size_t match_registry_n_index_nodes(const MatchRegistry *registry) {
-        return index_n_nodes(&registry->normal) + index_n_nodes(&registry->eavesdrop);
+        return index_n_nodes(&registry->normal) + index_n_nodes(&registry->eavesdrop) +
+               strmap_size(&registry->targets);
 }
 
 void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *peer) {
@@ -244,10 +258,28 @@ static void leaf_gc(MatchLeaf *leaf) {
         bucket_gc(bucket);
 }
 
+static void target_gc(MatchRegistry *registry, MatchPeerRules *target) {
+        if (!target || !ilist_is_empty(&target->rules))
+                return;
+        strmap_remove(&registry->targets, target->name);
+        free(target->name);
+        free(target);
+}
+
+/* Takes rule off its destination's list, freeing the list if it empties. */
+static void rule_untarget(MatchRegistry *registry, MatchRule *rule) {
+        MatchPeerRules *target = rule->target;
+
+        ilist_remove(&rule->target_link);
+        rule->target = NULL;
+        target_gc(registry, target);
+}
+
 /* Unlinks rule from its owner and the index, frees what became empty, frees rule. */
 static void rule_remove(MatchRegistry *registry, MatchRule *rule) {
         MatchLeaf *leaf = rule->leaf;
 
+        rule_untarget(registry, rule);
         ilist_remove(&rule->owner_link);
         ilist_remove(&rule->leaf_link);
         rule->owner->n_rules--;
@@ -370,6 +402,27 @@ static int rule_find_leaf(MatchRegistry *registry, const MatchRule *rule, MatchL
         return 0;
 }
 
+static int target_get(MatchRegistry *registry, const char *name, MatchPeerRules **ret) {
+        MatchPeerRules *target = strmap_get(&registry->targets, name);
+        if (target) {
+                *ret = target;
+                return 0;
+        }
+
+        target = calloc(1, sizeof(*target));
+        if (!target)
+                return -ENOMEM;
+        ilist_init(&target->rules);
+        target->name = strdup(name);
+        if (!target->name || strmap_put(&registry->targets, target->name, target) != 0) {
+                free(target->name);
+                free(target);
+                return -ENOMEM;
+        }
+        *ret = target;
+        return 0;
+}
+
 int match_owner_add(MatchOwner *owner, const char *text, size_t n, size_t max_rules) {
         _cleanup_(match_rule_freep) MatchRule *rule = NULL;
         MatchLeaf *leaf;
@@ -380,9 +433,17 @@ int match_owner_add(MatchOwner *owner, const char *text, size_t n, size_t max_ru
         r = match_rule_parse(text, n, &rule);
         if (r != 0)
                 return r;
+        if (rule->destination && rule->destination[0] == ':') {
+                r = target_get(owner->registry, rule->destination, &rule->target);
+                if (r < 0)
+                        return r;
+                ilist_append(&rule->target->rules, &rule->target_link);
+        }
         r = rule_find_leaf(owner->registry, rule, &leaf);
-        if (r < 0)
+        if (r < 0) {
+                rule_untarget(owner->registry, rule);
                 return r;
+        }
 
         rule->owner = owner;
         rule->leaf = leaf;
@@ -418,6 +479,7 @@ static void leaf_drop_rules(MatchRegistry *registry, MatchLeaf *leaf) {
         while (!ilist_is_empty(&leaf->rules)) {
                 MatchRule *rule = ILIST_ENTRY(leaf->rules.next, MatchRule, leaf_link);
 
+                rule_untarget(registry, rule);
                 ilist_remove(&rule->leaf_link);
                 ilist_remove(&rule->owner_link);
                 rule->owner->n_rules--;
@@ -465,8 +527,14 @@ static void index_forget_sender(MatchRegistry *registry, MatchIndex *index, cons
 }
 
 void match_registry_forget_sender(MatchRegistry *registry, const char *unique_name) {
+        MatchPeerRules *target;
+
         index_forget_sender(registry, &registry->normal, unique_name);
         index_forget_sender(registry, &registry->eavesdrop, unique_name);
+
+        /* The last removal frees the list: look it up afresh each time. */
+        while ((target = strmap_get(&registry->targets, unique_name)))
+                rule_remove(registry, ILIST_ENTRY(target->rules.next, MatchRule, target_link));
 }
 
 /* --- delivery ------------------------------------------------------------ */

@@ -78,8 +78,9 @@ int match_registry_new(MatchRegistry **ret);
 MatchRegistry *match_registry_free(MatchRegistry *registry);
 size_t match_registry_n_rules(const MatchRegistry *registry);
 /*
- * Sender sets, buckets and leaves of the index (statistics and tests: the
- * index frees empty nodes at once, so this is 0 iff there are no rules).
+ * Sender sets, buckets, leaves and per-destination lists of the index
+ * (statistics and tests: the index frees empty nodes at once, so this is
+ * 0 iff there are no rules).
  * Walks the index: not for the hot path.
  */
 size_t match_registry_n_index_nodes(const MatchRegistry *registry);
@@ -105,8 +106,9 @@ int match_owner_remove(MatchOwner *owner, const char *text, size_t n);
 
 /*
  * A unique name disconnected: drop every rule (of any owner) with
- * sender='that unique name'; unique names are never reused, so they can
- * never match again (dbus-daemon does the same).
+ * sender='that unique name' or destination='that unique name'; unique
+ * names are never reused, so they can never match again (dbus-daemon does
+ * the same, and RemoveMatch of them then answers MatchRuleNotFound).
  */
 void match_registry_forget_sender(MatchRegistry *registry, const char *unique_name);
 

@@ -561,13 +561,25 @@ static void test_forget_sender(void **state) {
         assert_int_equal(add(&f->owners[2], "sender=':1.1',path='/p',eavesdrop=true", 10), 0);
         assert_int_equal(add(&f->owners[1], "sender=':1.2'", 10), 0);
         assert_int_equal(add(&f->owners[2], "member='A'", 10), 0);
+        /* destination=':1.1' goes too; destination='a well-known name' stays. */
+        assert_int_equal(add(&f->owners[3], "eavesdrop='true',destination=':1.1'", 10), 0);
+        assert_int_equal(add(&f->owners[3], "destination=':1.1',member='A'", 10), 0);
+        assert_int_equal(add(&f->owners[3], "eavesdrop='true',destination='org.example.A'", 10), 0);
+        assert_int_equal(add(&f->owners[4], "eavesdrop='true',destination=':1.2'", 10), 0);
         match_registry_forget_sender(f->registry, ":1.1");
         match_registry_forget_sender(f->registry, ":1.77");
-        /* Left: the sender=':1.2' set with its bucket, the wildcard (*, A) bucket. */
-        assert_int_equal(match_registry_n_index_nodes(f->registry), 3);
+        /*
+         * Left: the sender=':1.2' set with its bucket, the wildcard (*, A)
+         * bucket, the eavesdrop index's wildcard (*, *) bucket and the
+         * destination=':1.2' list.
+         */
+        assert_int_equal(match_registry_n_index_nodes(f->registry), 5);
         assert_int_equal(f->owners[0].n_rules, 0);
         assert_int_equal(f->owners[1].n_rules, 1);
-        assert_int_equal(match_registry_n_rules(f->registry), 2);
+        assert_int_equal(f->owners[3].n_rules, 1);
+        assert_int_equal(f->owners[4].n_rules, 1);
+        assert_int_equal(match_registry_n_rules(f->registry), 4);
+        assert_int_equal(del(&f->owners[3], "eavesdrop='true',destination=':1.1'"), MATCH_E_NOT_FOUND);
         tm_init(&t, MESSAGE_SIGNAL);
         t.msg.sender = ":1.2";
         dispatch(f, &t.msg, &seen);

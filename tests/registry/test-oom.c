@@ -170,15 +170,20 @@ static void test_match(void **state) {
         add_until_success(registry, &b, "sender='org.example.Svc',member='M'", &msg, 3);
         /* Eavesdrop index, wildcard set. */
         add_until_success(registry, &b, "eavesdrop='true'", &msg, 2);
+        /* A destination=':unique' list, then the index. */
+        add_until_success(registry, &b, "eavesdrop='true',destination=':1.7',member='M'", &msg, 4);
 
         /* RemoveMatch only parses: failing that removes nothing. */
         fail_countdown = 1;
         assert_int_equal(match_owner_remove(&a, "member='M'", 10), -ENOMEM);
         fail_countdown = 0;
-        assert_int_equal(match_registry_n_rules(registry), 4);
+        assert_int_equal(match_registry_n_rules(registry), 5);
 
-        /* sender set, 2 buckets, 2 keyed leaves; wildcard bucket in the eavesdrop index. */
-        assert_int_equal(match_registry_n_index_nodes(registry), 6);
+        /*
+         * sender set, 2 buckets, 2 keyed leaves; in the eavesdrop index the
+         * (*, *) and (*, M) buckets; the destination list.
+         */
+        assert_int_equal(match_registry_n_index_nodes(registry), 8);
         match_owner_deinit(&a);
         match_owner_deinit(&b);
         assert_int_equal(match_registry_n_index_nodes(registry), 0);
