@@ -1,0 +1,62 @@
+#!/bin/sh
+# Builds the Debian packages from a copy of the source tree with
+# dpkg-buildpackage -us -uc -b, checks what each package holds, and
+# installs them into a scratch dpkg root to show they unpack and configure.
+#   test-package.sh SOURCE_DIR
+set -eu
+src=$1
+work=$(mktemp -d /tmp/mssf-deb-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/src"
+# The tracked files, as a package would be built from a checkout.
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - 2>/dev/null) |
+    tar -xf - -C "$work/src"
+if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+    tail -40 "$work/build.log"
+    echo "dpkg-buildpackage failed"
+    exit 1
+fi
+fail=0
+holds() {
+    if ! dpkg-deb -c "$work/$1"_*_amd64.deb | awk '{print $6}' | grep -qx "$2"; then
+        echo "$1 does not hold $2"
+        fail=1
+    fi
+}
+holds mssf-broker ./usr/bin/mssf-broker
+holds mssf-broker ./lib/systemd/system/mssf-broker.service
+holds mssf-broker ./lib/systemd/system/mssf-broker.socket
+holds mssf-broker ./usr/lib/systemd/user/mssf-broker.service
+holds mssf-broker ./usr/share/man/man8/mssf-broker.8.gz
+holds mssf-policy ./usr/bin/mssf-policy
+holds mssf-policy ./usr/share/man/man5/mssf-manifest.5.gz
+holds mssf-policy ./var/lib/mssf/
+holds libmssf-policydb-dev ./usr/include/mssf/db-read.h
+holds libmssf-policydb-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/mssf-policydb.pc
+# Installing must not enable or start the bus (that would replace the
+# running system bus): units are never started, and enabled only when an
+# earlier install was (deb-systemd-helper was-enabled keeps that state).
+dpkg-deb -e "$work"/mssf-broker_*_amd64.deb "$work/control"
+if cat "$work"/control/post* 2>/dev/null | awk '
+        /deb-systemd-invoke|systemctl .*start/ { bad = 1 }
+        /deb-systemd-helper( --user)? enable/ && prev !~ /was-enabled/ { bad = 1 }
+        NF && $1 !~ /^#/ { prev = $0 }
+        END { exit !bad }'; then
+    echo "mssf-broker's maintainer scripts enable or start units:"
+    cat "$work"/control/post*
+    fail=1
+fi
+# Unpack and configure into a scratch dpkg root.
+root=$work/root
+mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
+touch "$root/var/lib/dpkg/status"
+if ! dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
+        --log=/dev/null -i "$work"/mssf-broker_*_amd64.deb "$work"/mssf-policy_*_amd64.deb \
+        "$work"/libmssf-policydb-dev_*_amd64.deb >"$work/install.log" 2>&1; then
+    cat "$work/install.log"
+    fail=1
+fi
+[ -x "$root/usr/bin/mssf-broker" ] || { echo "not installed: /usr/bin/mssf-broker"; fail=1; }
+"$root/usr/bin/mssf-broker" --version >/dev/null || { echo "the installed mssf-broker does not run"; fail=1; }
+[ "$fail" = 0 ] && echo "packages build, hold their files and install"
+exit $fail
