@@ -74,6 +74,7 @@ static int serve(DBusConnection *conn, const char *name)
                                   &error) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
                 fprintf(stderr, "RequestName %s failed: %s\n", name,
                         error.message ? error.message : "not primary owner");
+                dbus_error_free(&error);
                 return 2;
         }
         dbus_connection_register_object_path(conn, TEST_PATH, &vtable, NULL);
@@ -95,11 +96,14 @@ static int finish_call(DBusConnection *conn, DBusMessage *call)
         dbus_message_unref(call);
         if (!reply) {
                 printf("%s\n", error.name);
+                dbus_error_free(&error);
                 return 1;
         }
         if (!dbus_message_get_args(reply, &error, DBUS_TYPE_STRING, &text,
                                    DBUS_TYPE_INVALID)) {
                 printf("bad reply: %s\n", error.message);
+                dbus_error_free(&error);
+                dbus_message_unref(reply);
                 return 1;
         }
         printf("%s\n", text);
