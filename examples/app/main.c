@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
                   "bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or the system bus)", "ADDR" },
                 { "timeout-ms", 0, 0, G_OPTION_ARG_INT, &timeout_ms,
                   "wait at most MS milliseconds for each answer (10000)", "MS" },
-                { NULL },
+                G_OPTION_ENTRY_NULL,
         };
         g_autoptr(GOptionContext) context = g_option_context_new("STEP...");
         g_autoptr(GDBusConnection) connection = NULL;

@@ -322,9 +322,9 @@ static char *format_properties_changed(GVariant *parameters) {
         return g_string_free(out, FALSE);
 }
 
-static void on_signal(GDBusConnection *connection, const char *sender, const char *path,
-                      const char *interface, const char *member, GVariant *parameters,
-                      gpointer userdata) {
+static void on_signal(GDBusConnection *connection G_GNUC_UNUSED, const char *sender,
+                      const char *path G_GNUC_UNUSED, const char *interface, const char *member,
+                      GVariant *parameters, gpointer userdata) {
         App *app = userdata;
         const char *who = sender ? g_hash_table_lookup(app->owners, sender) : NULL;
         g_autofree char *text = NULL;

@@ -161,8 +161,9 @@ static void calendar_list_events(Calendar *calendar, GDBusMethodInvocation *invo
         g_dbus_method_invocation_return_value(invocation, g_variant_new("(a(sss))", &events));
 }
 
-static void calendar_method_call(GDBusConnection *connection, const char *sender,
-                                 const char *path, const char *interface, const char *method,
+static void calendar_method_call(GDBusConnection *connection G_GNUC_UNUSED,
+                                 const char *sender G_GNUC_UNUSED, const char *path G_GNUC_UNUSED,
+                                 const char *interface G_GNUC_UNUSED, const char *method,
                                  GVariant *parameters, GDBusMethodInvocation *invocation,
                                  gpointer userdata) {
         Calendar *calendar = userdata;
@@ -176,10 +177,11 @@ static void calendar_method_call(GDBusConnection *connection, const char *sender
                         invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no such method");
 }
 
-static GVariant *calendar_get_property(GDBusConnection *connection, const char *sender,
-                                       const char *path, const char *interface,
-                                       const char *property, GError **error,
-                                       gpointer userdata) {
+static GVariant *calendar_get_property(GDBusConnection *connection G_GNUC_UNUSED,
+                                       const char *sender G_GNUC_UNUSED,
+                                       const char *path G_GNUC_UNUSED,
+                                       const char *interface G_GNUC_UNUSED, const char *property,
+                                       GError **error, gpointer userdata) {
         Calendar *calendar = userdata;
 
         if (strcmp(property, "EventCount") == 0)
@@ -190,10 +192,11 @@ static GVariant *calendar_get_property(GDBusConnection *connection, const char *
         return NULL;
 }
 
-static gboolean calendar_set_property(GDBusConnection *connection, const char *sender,
-                                      const char *path, const char *interface,
-                                      const char *property, GVariant *value, GError **error,
-                                      gpointer userdata) {
+static gboolean calendar_set_property(GDBusConnection *connection G_GNUC_UNUSED,
+                                      const char *sender G_GNUC_UNUSED,
+                                      const char *path G_GNUC_UNUSED,
+                                      const char *interface G_GNUC_UNUSED, const char *property,
+                                      GVariant *value, GError **error, gpointer userdata) {
         Calendar *calendar = userdata;
         const char *name;
 
@@ -237,7 +240,7 @@ int main(int argc, char **argv) {
         const GOptionEntry options[] = {
                 { "address", 0, 0, G_OPTION_ARG_STRING, &address,
                   "bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or the system bus)", "ADDR" },
-                { NULL },
+                G_OPTION_ENTRY_NULL,
         };
         g_autoptr(GOptionContext) context = g_option_context_new("- in-memory calendar service");
         g_autoptr(GDBusNodeInfo) node = NULL;

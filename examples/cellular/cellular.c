@@ -221,8 +221,9 @@ static void cellular_get_calls(Cellular *cellular, GDBusMethodInvocation *invoca
                                               g_variant_new("(ao)", &calls));
 }
 
-static void cellular_method_call(GDBusConnection *connection, const char *sender,
-                                 const char *path, const char *interface, const char *method,
+static void cellular_method_call(GDBusConnection *connection G_GNUC_UNUSED,
+                                 const char *sender G_GNUC_UNUSED, const char *path G_GNUC_UNUSED,
+                                 const char *interface G_GNUC_UNUSED, const char *method,
                                  GVariant *parameters, GDBusMethodInvocation *invocation,
                                  gpointer userdata) {
         Cellular *cellular = userdata;
@@ -238,10 +239,11 @@ static void cellular_method_call(GDBusConnection *connection, const char *sender
                         invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no such method");
 }
 
-static GVariant *cellular_get_property(GDBusConnection *connection, const char *sender,
-                                       const char *path, const char *interface,
-                                       const char *property, GError **error,
-                                       gpointer userdata) {
+static GVariant *cellular_get_property(GDBusConnection *connection G_GNUC_UNUSED,
+                                       const char *sender G_GNUC_UNUSED,
+                                       const char *path G_GNUC_UNUSED,
+                                       const char *interface G_GNUC_UNUSED, const char *property,
+                                       GError **error, gpointer userdata) {
         Cellular *cellular = userdata;
 
         if (strcmp(property, "SignalStrength") == 0)
@@ -298,7 +300,7 @@ int main(int argc, char **argv) {
                   "active -> disconnected after MS milliseconds (3000)", "MS" },
                 { "strength-ms", 0, 0, G_OPTION_ARG_INT, &strength_ms,
                   "update SignalStrength every MS milliseconds (2000)", "MS" },
-                { NULL },
+                G_OPTION_ENTRY_NULL,
         };
         g_autoptr(GOptionContext) context = g_option_context_new("- simulated modem service");
         g_autoptr(GDBusNodeInfo) node = NULL;

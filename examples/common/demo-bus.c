@@ -49,12 +49,14 @@ static void service_stop(DemoService *service, int status) {
         g_main_loop_quit(service->loop);
 }
 
-static void on_name_acquired(GDBusConnection *connection, const char *name, gpointer userdata) {
+static void on_name_acquired(GDBusConnection *connection G_GNUC_UNUSED, const char *name,
+                             gpointer userdata G_GNUC_UNUSED) {
         printf("%s: ready\n", name);
         fflush(stdout);
 }
 
-static void on_name_lost(GDBusConnection *connection, const char *name, gpointer userdata) {
+static void on_name_lost(GDBusConnection *connection G_GNUC_UNUSED, const char *name,
+                         gpointer userdata) {
         DemoService *service = userdata;
 
         /*
@@ -72,7 +74,8 @@ static gboolean on_stop_signal(gpointer userdata) {
         return G_SOURCE_CONTINUE;
 }
 
-static void on_closed(GDBusConnection *connection, gboolean remote_peer_vanished, GError *error,
+static void on_closed(GDBusConnection *connection G_GNUC_UNUSED,
+                      gboolean remote_peer_vanished G_GNUC_UNUSED, GError *error,
                       gpointer userdata) {
         DemoService *service = userdata;
 

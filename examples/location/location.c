@@ -180,10 +180,11 @@ static void location_get_managed_objects(Location *location, GDBusMethodInvocati
                                                             g_variant_builder_end(&objects)));
 }
 
-static void location_method_call(GDBusConnection *connection, const char *sender,
-                                 const char *path, const char *interface, const char *method,
-                                 GVariant *parameters, GDBusMethodInvocation *invocation,
-                                 gpointer userdata) {
+static void location_method_call(GDBusConnection *connection G_GNUC_UNUSED,
+                                 const char *sender G_GNUC_UNUSED, const char *path G_GNUC_UNUSED,
+                                 const char *interface, const char *method,
+                                 GVariant *parameters G_GNUC_UNUSED,
+                                 GDBusMethodInvocation *invocation, gpointer userdata) {
         Location *location = userdata;
         double latitude, longitude;
 
@@ -200,10 +201,11 @@ static void location_method_call(GDBusConnection *connection, const char *sender
         }
 }
 
-static GVariant *location_get_property(GDBusConnection *connection, const char *sender,
-                                       const char *path, const char *interface,
-                                       const char *property, GError **error,
-                                       gpointer userdata) {
+static GVariant *location_get_property(GDBusConnection *connection G_GNUC_UNUSED,
+                                       const char *sender G_GNUC_UNUSED,
+                                       const char *path G_GNUC_UNUSED,
+                                       const char *interface G_GNUC_UNUSED, const char *property,
+                                       GError **error, gpointer userdata) {
         GVariant *value = location_property(userdata, property);
 
         if (!value)
@@ -212,10 +214,11 @@ static GVariant *location_get_property(GDBusConnection *connection, const char *
         return value;
 }
 
-static GVariant *satellite_get_property(GDBusConnection *connection, const char *sender,
-                                        const char *path, const char *interface,
-                                        const char *property, GError **error,
-                                        gpointer userdata) {
+static GVariant *satellite_get_property(GDBusConnection *connection G_GNUC_UNUSED,
+                                        const char *sender G_GNUC_UNUSED,
+                                        const char *path G_GNUC_UNUSED,
+                                        const char *interface G_GNUC_UNUSED, const char *property,
+                                        GError **error, gpointer userdata) {
         GVariant *value = satellite_property(userdata, property);
 
         if (!value)
@@ -351,7 +354,7 @@ int main(int argc, char **argv) {
                   "a new position every MS milliseconds (1000)", "MS" },
                 { "rise-period", 0, 0, G_OPTION_ARG_INT, &rise_period,
                   "the last satellite sets or rises every N ticks, 0 never (5)", "N" },
-                { NULL },
+                G_OPTION_ENTRY_NULL,
         };
         g_autoptr(GOptionContext) context = g_option_context_new("- simulated positioning service");
         g_autoptr(GDBusNodeInfo) node = NULL;
