@@ -1,0 +1,618 @@
+/*
+ * Unit tests of mediation: a table of messages between peers, each with
+ * the verdict and the exact text it must get, under a policy built in
+ * code, with the real oracle asking a fake smackfs (fake-smackfs.h) or
+ * reporting no Smack; then ownership, oracle failures, counters and
+ * argument errors.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "builder.h"
+#include "db-read.h"
+#include "fake-smackfs.h"
+#include "mediation.h"
+#include "message.h"
+#include "smack-oracle.h"
+
+#define CELLULAR_PATH "/org/mssf/Cellular"
+#define CELLULAR_IFACE "org.mssf.Cellular"
+#define PROPERTIES "org.freedesktop.DBus.Properties"
+
+enum {
+        APP, DIALER, PHONE, ISOLATED, CELLULAR, CELLULAR_QUEUED, PLAIN, LOCATION, MULTI, NOLABEL,
+        DRIVER, _PEER_MAX,
+};
+
+static const char *const peer_labels[_PEER_MAX] = {
+        [APP] = "untrusted-app",
+        [DIALER] = "dialer",
+        [PHONE] = "phone",
+        [ISOLATED] = "isolated",
+        [CELLULAR] = "cellular-daemon",
+        [CELLULAR_QUEUED] = "cellular-daemon",
+        [PLAIN] = "plain-daemon",
+        [LOCATION] = "location-daemon",
+        [MULTI] = "location-daemon",
+};
+
+static const char *const peer_unique_names[_PEER_MAX] = {
+        [APP] = ":1.10", [DIALER] = ":1.11", [PHONE] = ":1.12", [ISOLATED] = ":1.13",
+        [CELLULAR] = ":1.1", [CELLULAR_QUEUED] = ":1.2", [PLAIN] = ":1.3", [LOCATION] = ":1.4",
+        [MULTI] = ":1.5", [NOLABEL] = ":1.20",
+};
+
+static const char *const cellular_names[] = { "org.mssf.Cellular" };
+static const char *const queued_names[] = { "com.example.Other", "org.mssf.Cellular" };
+static const char *const plain_names[] = { "com.example.Plain" };
+static const char *const location_names[] = { "org.mssf.Location" };
+static const char *const multi_names[] = { "com.example.Plain2", "org.mssf.Location" };
+
+static MediationPeer peers[_PEER_MAX];
+static PolicyDb *db;
+
+/* Smack rules of the fake kernel: who may write to whom, and tokens. */
+static const char *const kernel_rules[][3] = {
+        { "untrusted-app", "cellular-daemon", "w" },
+        { "untrusted-app", "plain-daemon", "w" },
+        { "untrusted-app", "location-daemon", "w" },
+        { "dialer", "cellular-daemon", "w" },
+        { "dialer", "location-daemon", "w" },
+        { "phone", "cellular-daemon", "w" },
+        { "cellular-daemon", "untrusted-app", "w" },
+        { "cellular-daemon", "dialer", "w" },
+        { "dialer", "Cellular", "w" },
+        { "phone", "Cellular", "w" },
+        { "phone", "Telephony", "rw" },
+        { "untrusted-app", "Telephony", "r" },    /* read is not holding */
+        { "location-daemon", "cellular::Own", "w" },
+};
+
+static void build_policy(void) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *builder = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        uint32_t cellular, location, reserved;
+        size_t size;
+
+        assert_int_equal(policy_builder_new(&builder), 0);
+        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Cellular", &cellular), 0);
+        assert_int_equal(policy_builder_add_owner(builder, cellular, "cellular-daemon"), 0);
+        assert_int_equal(policy_builder_set_own_token(builder, cellular, "cellular::Own"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
+                                                 CELLULAR_IFACE, NULL, NULL), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
+                                                 CELLULAR_IFACE, "Dial", "Cellular"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
+                                                 CELLULAR_IFACE, "Hangup", "Cellular"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
+                                                 CELLULAR_IFACE, "Hangup", "Telephony"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
+                                                 "org.freedesktop.DBus.Introspectable", "Introspect",
+                                                 NULL), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_SIGNAL, CELLULAR_PATH,
+                                                 CELLULAR_IFACE, "CallStarted", "Cellular"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_PROPERTY_READ,
+                                                 CELLULAR_PATH, CELLULAR_IFACE, "Imei", "Cellular"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_PROPERTY_WRITE,
+                                                 CELLULAR_PATH, CELLULAR_IFACE, "Powered", "Telephony"), 0);
+        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Location", &location), 0);
+        assert_int_equal(policy_builder_add_owner(builder, location, "location-daemon"), 0);
+        assert_int_equal(policy_builder_add_rule(builder, location, POLICY_KIND_METHOD, "/org/mssf/Location",
+                                                 "org.mssf.Location", "GetPosition", "Location"), 0);
+        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Reserved", &reserved), 0);
+        assert_int_equal(policy_builder_build(builder, &data, &size), 0);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+}
+
+static void setup_peers(void) {
+        static const struct {
+                int peer;
+                const char *const *names;
+                size_t n_names;
+        } names[] = {
+                { CELLULAR, cellular_names, 1 },
+                { CELLULAR_QUEUED, queued_names, 2 },
+                { PLAIN, plain_names, 1 },
+                { LOCATION, location_names, 1 },
+                { MULTI, multi_names, 2 },
+        };
+
+        for (int i = 0; i < _PEER_MAX; i++) {
+                peers[i] = (MediationPeer) { .unique_name = peer_unique_names[i] };
+                if (peer_labels[i])
+                        assert_int_equal(smack_label_intern(peer_labels[i], &peers[i].label), 0);
+        }
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+                peers[names[i].peer].names = names[i].names;
+                peers[names[i].peer].n_names = names[i].n_names;
+        }
+}
+
+typedef struct Fixture {
+        FakeSmackfs *fake;
+        SmackOracle *oracle;
+        SmackOracle *no_smack;
+} Fixture;
+
+static int setup(void **state) {
+        Fixture *f = calloc(1, sizeof(*f));
+
+        build_policy();
+        setup_peers();
+        f->fake = fake_smackfs_new(true);
+        for (size_t i = 0; i < sizeof(kernel_rules) / sizeof(kernel_rules[0]); i++)
+                fake_smackfs_grant(f->fake, kernel_rules[i][0], kernel_rules[i][1], kernel_rules[i][2]);
+        assert_int_equal(smack_oracle_new(f->fake->dir, &f->oracle), 0);
+        assert_int_equal(smack_oracle_new("/nonexistent/smackfs", &f->no_smack), 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fixture *f = *state;
+
+        smack_oracle_free(f->oracle);
+        smack_oracle_free(f->no_smack);
+        fake_smackfs_free(f->fake);
+        db = policy_db_free(db);
+        free(f);
+        return 0;
+}
+
+typedef struct Case {
+        const char *what;
+        int sender;                     /* DRIVER: the bus driver */
+        int receiver;
+        uint8_t type;
+        const char *destination;
+        const char *path;
+        const char *interface;
+        const char *member;
+        const char *signature;          /* body: "s", "ss", "ssv" or "su" from arg0/arg1 */
+        const char *arg0;
+        const char *arg1;
+        bool expected_reply;
+        bool no_policy;
+        bool no_smack;
+        MediationReason reason;
+        const char *token;
+        const char *text;
+} Case;
+
+#define CALL(dest, iface, member_) \
+        .type = MESSAGE_METHOD_CALL, .destination = dest, .path = CELLULAR_PATH, \
+        .interface = iface, .member = member_
+#define DIAL CALL("org.mssf.Cellular", CELLULAR_IFACE, "Dial")
+#define SIGNAL_(iface, member_) \
+        .type = MESSAGE_SIGNAL, .path = CELLULAR_PATH, .interface = iface, .member = member_
+
+static const Case cases[] = {
+        { "call with its token", PHONE, CELLULAR, DIAL },
+        { "call without its token", APP, CELLULAR, DIAL, .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Dial" },
+        { "unique name addressed: same requirement", APP, CELLULAR, CALL(":1.1", CELLULAR_IFACE, "Dial"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Dial" },
+        { "two tokens, one held", DIALER, CELLULAR, CALL("org.mssf.Cellular", CELLULAR_IFACE, "Hangup"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Telephony",
+          .text = "Rejected: label \"dialer\" lacks token \"Telephony\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Hangup" },
+        { "read access is not holding a token", APP, CELLULAR, CALL("org.mssf.Cellular", CELLULAR_IFACE, "Hangup"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular" },
+        { "two tokens, both held", PHONE, CELLULAR, CALL("org.mssf.Cellular", CELLULAR_IFACE, "Hangup") },
+        { "interface default is open", APP, CELLULAR, CALL("org.mssf.Cellular", CELLULAR_IFACE, "Status") },
+        { "undeclared interface under a declared name", APP, CELLULAR,
+          CALL("org.mssf.Cellular", "org.mssf.Other", "Foo"), .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method org.mssf.Other.Foo "
+                  "at /org/mssf/Cellular (label \"untrusted-app\")" },
+        { "undeclared path", APP, CELLULAR, .type = MESSAGE_METHOD_CALL, .destination = "org.mssf.Cellular",
+          .path = "/elsewhere", .interface = CELLULAR_IFACE, .member = "Dial",
+          .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method org.mssf.Cellular.Dial "
+                  "at /elsewhere (label \"untrusted-app\")" },
+        { "Peer stays open", APP, CELLULAR, CALL("org.mssf.Cellular", "org.freedesktop.DBus.Peer", "Ping") },
+        { "Ping without interface", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Ping") },
+        { "explicitly open Introspect", APP, CELLULAR,
+          CALL("org.mssf.Cellular", "org.freedesktop.DBus.Introspectable", "Introspect") },
+        { "no interface field: the member's union", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Dial"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method Dial" },
+        { "no interface field, with the tokens", PHONE, CELLULAR, CALL("org.mssf.Cellular", NULL, "Hangup") },
+        { "no interface field: union of defaults", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Status") },
+        { "queued owner is protected too", APP, CELLULAR_QUEUED, CALL(":1.2", CELLULAR_IFACE, "Dial"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Dial" },
+        { "undeclared service", APP, PLAIN, CALL("com.example.Plain", "com.example.Plain", "Anything") },
+        { "second name declared", DIALER, MULTI, .type = MESSAGE_METHOD_CALL, .destination = "com.example.Plain2",
+          .path = "/org/mssf/Location", .interface = "org.mssf.Location", .member = "GetPosition",
+          .reason = MEDIATION_REASON_TOKEN, .token = "Location",
+          .text = "Rejected: label \"dialer\" lacks token \"Location\" required by org.mssf.Location "
+                  "for method org.mssf.Location.GetPosition" },
+        { "Smack denies before tokens", ISOLATED, CELLULAR, DIAL, .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"isolated\" lacks Smack access \"isolated cellular-daemon w\" to send "
+                  "method org.mssf.Cellular.Dial to org.mssf.Cellular" },
+        { "Smack denies an undeclared service", ISOLATED, PLAIN,
+          CALL("com.example.Plain", "com.example.Plain", "Anything"), .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"isolated\" lacks Smack access \"isolated plain-daemon w\" to send "
+                  "method com.example.Plain.Anything to com.example.Plain" },
+        { "expected reply is exempt", CELLULAR, ISOLATED, .type = MESSAGE_METHOD_RETURN, .destination = ":1.13",
+          .expected_reply = true },
+        { "unexpected reply is a write", CELLULAR, ISOLATED, .type = MESSAGE_METHOD_RETURN,
+          .destination = ":1.13", .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"cellular-daemon\" lacks Smack access \"cellular-daemon isolated w\" to send "
+                  "a reply to :1.13" },
+        { "expected error is exempt", CELLULAR, ISOLATED, .type = MESSAGE_ERROR, .destination = ":1.13",
+          .member = "org.mssf.Error.Failed", .expected_reply = true },
+        { "unexpected error is a write", CELLULAR, ISOLATED, .type = MESSAGE_ERROR, .destination = ":1.13",
+          .member = "org.mssf.Error.Failed", .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"cellular-daemon\" lacks Smack access \"cellular-daemon isolated w\" to send "
+                  "error org.mssf.Error.Failed to :1.13" },
+        { "expected reply needs no token", CELLULAR, APP, .type = MESSAGE_METHOD_RETURN, .destination = ":1.10",
+          .expected_reply = true },
+        { "call to the driver", ISOLATED, DRIVER, .type = MESSAGE_METHOD_CALL,
+          .destination = "org.freedesktop.DBus", .path = "/org/freedesktop/DBus",
+          .interface = "org.freedesktop.DBus", .member = "Hello" },
+        { "signal from the driver", DRIVER, ISOLATED, .type = MESSAGE_SIGNAL, .path = "/org/freedesktop/DBus",
+          .interface = "org.freedesktop.DBus", .member = "NameOwnerChanged" },
+        { "protected signal, recipient holds the token", CELLULAR, DIALER, SIGNAL_(CELLULAR_IFACE, "CallStarted") },
+        { "protected signal, recipient lacks the token", CELLULAR, APP, SIGNAL_(CELLULAR_IFACE, "CallStarted"),
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "to receive signal org.mssf.Cellular.CallStarted" },
+        { "unicast protected signal", CELLULAR, APP, SIGNAL_(CELLULAR_IFACE, "CallStarted"), .destination = ":1.10",
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular" },
+        { "uncovered signal is open", CELLULAR, APP, SIGNAL_(CELLULAR_IFACE, "SignalStrength") },
+        { "signal from an undeclared sender", PLAIN, APP, SIGNAL_(CELLULAR_IFACE, "CallStarted"),
+          .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"plain-daemon\" lacks Smack access \"plain-daemon untrusted-app w\" to send "
+                  "signal org.mssf.Cellular.CallStarted to :1.10" },
+        { "signal without Smack access", CELLULAR, ISOLATED, SIGNAL_(CELLULAR_IFACE, "SignalStrength"),
+          .reason = MEDIATION_REASON_SMACK,
+          .text = "Rejected: label \"cellular-daemon\" lacks Smack access \"cellular-daemon isolated w\" to send "
+                  "signal org.mssf.Cellular.SignalStrength to :1.13" },
+        { "Properties.Get of a protected property", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Imei",
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for property org.mssf.Cellular.Imei (Properties.Get)" },
+        { "Properties.Get with the token", DIALER, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Imei" },
+        { "Properties.Get, interface \"\"", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = "", .arg1 = "Imei", .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for property Imei (Properties.Get)" },
+        { "Properties.Get of an uncovered property", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Status" },
+        { "Properties.Set needs the write token", DIALER, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Set"),
+          .signature = "ssv", .arg0 = CELLULAR_IFACE, .arg1 = "Powered",
+          .reason = MEDIATION_REASON_TOKEN, .token = "Telephony",
+          .text = "Rejected: label \"dialer\" lacks token \"Telephony\" required by org.mssf.Cellular "
+                  "for property org.mssf.Cellular.Powered (Properties.Set)" },
+        { "Properties.Set with the write token", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Set"),
+          .signature = "ssv", .arg0 = CELLULAR_IFACE, .arg1 = "Powered" },
+        { "Properties.Get with one argument", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "s", .arg0 = CELLULAR_IFACE, .reason = MEDIATION_REASON_BAD_MESSAGE,
+          .text = "Rejected: Properties.Get to org.mssf.Cellular (declared by a manifest) without readable "
+                  "interface and property arguments (label \"untrusted-app\")" },
+        { "Properties.Get without arguments", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .reason = MEDIATION_REASON_BAD_MESSAGE },
+        { "Properties.Get (su)", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "su", .arg0 = CELLULAR_IFACE, .reason = MEDIATION_REASON_BAD_MESSAGE },
+        { "Properties.Get with a third argument", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ssv", .arg0 = CELLULAR_IFACE, .arg1 = "Imei", .reason = MEDIATION_REASON_BAD_MESSAGE },
+        { "Properties.Set without its value", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Set"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Powered",
+          .reason = MEDIATION_REASON_BAD_MESSAGE,
+          .text = "Rejected: Properties.Set to org.mssf.Cellular (declared by a manifest) without readable "
+                  "interface and property arguments (label \"phone\")" },
+        { "Properties.GetAll passes (the reply is filtered)", APP, CELLULAR,
+          CALL("org.mssf.Cellular", PROPERTIES, "GetAll"), .signature = "s", .arg0 = CELLULAR_IFACE },
+        { "malformed Get to an undeclared service", APP, PLAIN, CALL("com.example.Plain", PROPERTIES, "Get"),
+          .signature = "s", .arg0 = "x" },
+        { "no policy: tokens have nothing to enforce", APP, CELLULAR, DIAL, .no_policy = true },
+        { "no policy: Smack still applies", ISOLATED, CELLULAR, DIAL, .no_policy = true,
+          .reason = MEDIATION_REASON_SMACK },
+        { "no Smack: label checks skipped", ISOLATED, PLAIN,
+          CALL("com.example.Plain", "com.example.Plain", "Anything"), .no_smack = true },
+        { "no Smack: every token requirement denies", PHONE, CELLULAR, DIAL, .no_smack = true,
+          .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: a peer without a Smack label lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Dial (this system has no Smack: no label holds a token)" },
+        { "no Smack: open members stay open", APP, CELLULAR, CALL("org.mssf.Cellular", CELLULAR_IFACE, "Status"),
+          .no_smack = true },
+        { "no Smack: protected signals denied", CELLULAR, DIALER, SIGNAL_(CELLULAR_IFACE, "CallStarted"),
+          .no_smack = true, .reason = MEDIATION_REASON_TOKEN },
+        { "no Smack: unexpected replies pass mediation", CELLULAR, ISOLATED, .type = MESSAGE_METHOD_RETURN,
+          .destination = ":1.13", .no_smack = true },
+        { "sender without a label", NOLABEL, CELLULAR, DIAL, .reason = MEDIATION_REASON_NO_LABEL,
+          .text = "Rejected: the sender has no Smack label (method org.mssf.Cellular.Dial to org.mssf.Cellular)" },
+        { "receiver without a label", APP, NOLABEL, CALL(":1.20", "com.example.X", "Y"),
+          .reason = MEDIATION_REASON_NO_LABEL,
+          .text = "Rejected: the receiver has no Smack label (method com.example.X.Y to :1.20)" },
+        { "no label and no Smack", NOLABEL, PLAIN, CALL("com.example.Plain", "com.example.Plain", "Anything"),
+          .no_smack = true },
+};
+
+static Message *build_message(const Case *c) {
+        _cleanup_(message_builder_freep) MessageBuilder *builder = NULL;
+        Message *m = NULL;
+
+        assert_int_equal(message_builder_new(c->type, &builder), 0);
+        if (c->type == MESSAGE_METHOD_RETURN || c->type == MESSAGE_ERROR)
+                assert_int_equal(message_builder_set_reply_serial(builder, 7), 0);
+        if (c->type == MESSAGE_ERROR)
+                assert_int_equal(message_builder_set_error_name(builder, c->member), 0);
+        else {
+                if (c->path)
+                        assert_int_equal(message_builder_set_path(builder, c->path), 0);
+                if (c->interface)
+                        assert_int_equal(message_builder_set_interface(builder, c->interface), 0);
+                if (c->member)
+                        assert_int_equal(message_builder_set_member(builder, c->member), 0);
+        }
+        if (c->destination)
+                assert_int_equal(message_builder_set_destination(builder, c->destination), 0);
+        for (const char *t = c->signature; t && *t; t++) {
+                size_t i = (size_t) (t - c->signature);
+                uint32_t u = 7;
+                int b = 1;
+
+                switch (*t) {
+                case 's':
+                        assert_int_equal(message_builder_append_basic(builder, 's', i == 0 ? c->arg0 : c->arg1), 0);
+                        break;
+                case 'u':
+                        assert_int_equal(message_builder_append_basic(builder, 'u', &u), 0);
+                        break;
+                case 'v':
+                        assert_int_equal(message_builder_open(builder, 'v', "b"), 0);
+                        assert_int_equal(message_builder_append_basic(builder, 'b', &b), 0);
+                        assert_int_equal(message_builder_close(builder), 0);
+                        break;
+                default:
+                        fail();
+                }
+        }
+        assert_int_equal(message_builder_finish(builder, &m), 0);
+        return m;
+}
+
+static const MediationPeer *peer(int index) {
+        return index == DRIVER ? NULL : &peers[index];
+}
+
+static void test_table(void **state) {
+        Fixture *f = *state;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const Case *c = &cases[i];
+                _cleanup_(message_unrefp) Message *m = NULL;
+                MediationVerdict verdict;
+                int r;
+
+                m = build_message(c);
+                r = mediation_check_message(peer(c->sender), peer(c->receiver), m, c->expected_reply,
+                                            c->no_policy ? NULL : db, c->no_smack ? f->no_smack : f->oracle,
+                                            &verdict);
+                if (verdict.reason != c->reason)
+                        fail_msg("case %zu \"%s\": reason %s, expected %s (%s)", i, c->what,
+                                 mediation_reason_to_string(verdict.reason),
+                                 mediation_reason_to_string(c->reason), verdict.text);
+                assert_int_equal(r, c->reason == MEDIATION_REASON_NONE ? 0 : MEDIATION_E_DENIED);
+                if (c->reason == MEDIATION_REASON_NONE) {
+                        assert_null(verdict.error_name);
+                        assert_string_equal(verdict.text, "");
+                        continue;
+                }
+                assert_string_equal(verdict.error_name, "org.freedesktop.DBus.Error.AccessDenied");
+                assert_non_null(verdict.destination);
+                if (c->text && strcmp(verdict.text, c->text) != 0)
+                        fail_msg("case %zu \"%s\":\n got      %s\n expected %s", i, c->what, verdict.text, c->text);
+                if (c->token)
+                        assert_string_equal(verdict.token, c->token);
+                else if (c->reason != MEDIATION_REASON_TOKEN)
+                        assert_null(verdict.token);
+        }
+}
+
+/* The journal fields of one denial. */
+static void test_fields(void **state) {
+        Fixture *f = *state;
+        const Case *c = &cases[1];
+        _cleanup_(message_unrefp) Message *m = build_message(c);
+        MediationVerdict verdict;
+
+        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_string_equal(verdict.label, "untrusted-app");
+        assert_string_equal(verdict.token, "Cellular");
+        assert_string_equal(verdict.destination, "org.mssf.Cellular");
+        assert_string_equal(verdict.member, "org.mssf.Cellular.Dial");
+        assert_string_equal(mediation_reason_to_string(verdict.reason), "token");
+        assert_null(verdict.object_label);
+
+        m = message_unref(m);
+        m = build_message(&(Case) { DIAL });
+        assert_int_equal(mediation_check_message(&peers[ISOLATED], &peers[CELLULAR], m, false, db, f->oracle,
+                                                 &verdict), MEDIATION_E_DENIED);
+        assert_string_equal(mediation_reason_to_string(verdict.reason), "smack");
+        assert_string_equal(verdict.label, "isolated");
+        assert_string_equal(verdict.object_label, "cellular-daemon");
+        assert_null(verdict.token);
+        assert_null(mediation_reason_to_string(_MEDIATION_REASON_MAX));
+}
+
+/* The kernel's answer cannot be read: denied, with the errno, never cached. */
+static void test_oracle_errors(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *m = build_message(&cases[0]);
+        MediationVerdict verdict;
+
+        f->fake->answer = FAKE_ANSWER_READ_ERROR;
+        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
+        assert_int_equal(verdict.error, -EIO);
+        assert_string_equal(verdict.text,
+                            "Rejected: the Smack check could not be answered (Input/output error), so it denies: "
+                            "label \"untrusted-app\", method org.mssf.Cellular.Dial to org.mssf.Cellular");
+
+        /* Smack answered (and cached), then the token question fails. */
+        f->fake->answer = FAKE_ANSWER_KERNEL;
+        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, NULL, f->oracle,
+                                                 &verdict), 0);
+        f->fake->answer = FAKE_ANSWER_GARBAGE;
+        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, db, f->oracle,
+                                                 &verdict), MEDIATION_E_DENIED);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
+        assert_string_equal(verdict.text,
+                            "Rejected: the token check could not be answered (Input/output error), so it denies: "
+                            "label \"dialer\", method org.mssf.Cellular.Dial to org.mssf.Cellular");
+        f->fake->answer = FAKE_ANSWER_KERNEL;
+        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, db, f->oracle,
+                                                 &verdict), 0);
+}
+
+/* A warm cache answers a whole message without the kernel. */
+static void test_cached(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *m = build_message(&cases[0]);
+        MediationVerdict verdict;
+        unsigned questions;
+
+        assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+                                                 &verdict), 0);
+        questions = f->fake->questions;
+        for (int i = 0; i < 10; i++)
+                assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+                                                         &verdict), 0);
+        assert_int_equal(f->fake->questions, questions);
+
+        /* A revoked grant takes effect after the rule-file write is seen. */
+        fake_smackfs_revoke(f->fake, "phone", "Cellular");
+        fake_smackfs_write_file(f->fake, "load2", "phone Cellular -");
+        assert_int_equal(smack_oracle_refresh(f->oracle), 1);
+        assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+                                                 &verdict), MEDIATION_E_DENIED);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_TOKEN);
+}
+
+static void test_own(void **state) {
+        Fixture *f = *state;
+        MediationVerdict verdict;
+
+        assert_int_equal(mediation_check_own(&peers[CELLULAR], "org.mssf.Cellular", db, f->oracle, &verdict), 0);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_NONE);
+        /* Holders of the own token may own it. */
+        assert_int_equal(mediation_check_own(&peers[LOCATION], "org.mssf.Cellular", db, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&peers[APP], "org.mssf.Cellular", db, f->oracle, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_OWN);
+        assert_string_equal(verdict.text,
+                            "Rejected: label \"untrusted-app\" may not own org.mssf.Cellular: its manifest reserves it "
+                            "for other labels and holders of token \"cellular::Own\"");
+        assert_string_equal(verdict.error_name, "org.freedesktop.DBus.Error.AccessDenied");
+        assert_string_equal(verdict.destination, "org.mssf.Cellular");
+        assert_string_equal(verdict.token, "cellular::Own");
+        assert_string_equal(verdict.label, "untrusted-app");
+        /* A declared name nobody may own. */
+        assert_int_equal(mediation_check_own(&peers[CELLULAR], "org.mssf.Reserved", db, f->oracle, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_string_equal(verdict.text,
+                            "Rejected: label \"cellular-daemon\" may not own org.mssf.Reserved: its manifest "
+                            "reserves it for other labels");
+        /* Undeclared names, and no policy. */
+        assert_int_equal(mediation_check_own(&peers[APP], "com.example.Mine", db, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&peers[APP], "org.mssf.Cellular", NULL, f->oracle, &verdict), 0);
+        /* Without Smack there are no labels: a declared name cannot be owned. */
+        assert_int_equal(mediation_check_own(&peers[CELLULAR], "org.mssf.Cellular", db, f->no_smack, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_string_equal(verdict.text,
+                            "Rejected: a peer without a Smack label may not own org.mssf.Cellular: its manifest "
+                            "reserves it for other labels and holders of token \"cellular::Own\" (this system "
+                            "has no Smack: no label holds a token)");
+        assert_int_equal(mediation_check_own(&peers[APP], "com.example.Mine", db, f->no_smack, &verdict), 0);
+        /* The own-token question fails: denied. */
+        f->fake->answer = FAKE_ANSWER_READ_ERROR;
+        assert_int_equal(mediation_check_own(&peers[PHONE], "org.mssf.Cellular", db, f->oracle, &verdict),
+                         MEDIATION_E_DENIED);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
+        assert_int_equal(verdict.error, -EIO);
+        assert_string_equal(verdict.text,
+                            "Rejected: the ownership check for org.mssf.Cellular could not be answered "
+                            "(Input/output error), so it denies (label \"phone\")");
+        f->fake->answer = FAKE_ANSWER_KERNEL;
+}
+
+static void test_counters(void **state) {
+        Fixture *f = *state;
+        MediationCounters counters = {};
+        MediationVerdict verdict;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                _cleanup_(message_unrefp) Message *m = NULL;
+
+                m = build_message(&cases[i]);
+                (void) mediation_check_message(peer(cases[i].sender), peer(cases[i].receiver), m,
+                                               cases[i].expected_reply, cases[i].no_policy ? NULL : db,
+                                               cases[i].no_smack ? f->no_smack : f->oracle, &verdict);
+                mediation_counters_record(&counters, &verdict);
+        }
+        assert_int_equal(counters.allowed + counters.denied, sizeof(cases) / sizeof(cases[0]));
+        assert_int_equal(counters.by_reason[MEDIATION_REASON_NONE], counters.allowed);
+        {
+                uint64_t expected[_MEDIATION_REASON_MAX] = {};
+
+                for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                        expected[cases[i].reason]++;
+                for (int reason = 0; reason < _MEDIATION_REASON_MAX; reason++)
+                        assert_int_equal(counters.by_reason[reason], expected[reason]);
+                assert_int_equal(counters.denied, sizeof(cases) / sizeof(cases[0]) - expected[0]);
+        }
+        assert_int_equal(counters.by_reason[MEDIATION_REASON_SMACK], 7);
+        assert_int_equal(counters.by_reason[MEDIATION_REASON_BAD_MESSAGE], 5);
+        assert_int_equal(counters.by_reason[MEDIATION_REASON_ERROR], 0);
+}
+
+static void test_bad_arguments(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *m = build_message(&cases[0]);
+        MediationVerdict verdict;
+
+        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], NULL, false, db, f->oracle,
+                                                 &verdict), -EINVAL);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
+        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, NULL, &verdict),
+                         -EINVAL);
+        assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
+        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, NULL),
+                         -EINVAL);
+        assert_int_equal(mediation_check_own(NULL, "org.x", db, f->oracle, &verdict), -EINVAL);
+        assert_int_equal(mediation_check_own(&peers[APP], NULL, db, f->oracle, &verdict), -EINVAL);
+        assert_int_equal(mediation_check_own(&peers[APP], "org.x", db, f->oracle, NULL), -EINVAL);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_table, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fields, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_oracle_errors, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cached, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_own, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
