@@ -32,6 +32,7 @@
 #include "fileio.h"
 #include "installed.h"
 #include "journal.h"
+#include "manifest.h"
 
 #define JOURNAL_MAGIC "mssf-policy journal 1"
 
@@ -113,7 +114,8 @@ static int take_field(const char **p, const char *end, const char *key, char **r
         const char *newline = memchr(*p, '\n', (size_t) (end - *p));
 
         if (!newline || (size_t) (newline - *p) <= key_len + 1 ||
-            strncmp(*p, key, key_len) != 0 || (*p)[key_len] != ' ')
+            strncmp(*p, key, key_len) != 0 || (*p)[key_len] != ' ' ||
+            memchr(*p, '\0', (size_t) (newline - *p)))
                 return JOURNAL_E_CORRUPT;
         *ret = strndup(*p + key_len + 1, (size_t) (newline - *p) - key_len - 1);
         if (!*ret)
@@ -122,7 +124,7 @@ static int take_field(const char **p, const char *end, const char *key, char **r
         return 0;
 }
 
-static int journal_parse(const char *text, size_t size, Journal *j) {
+static int parse_into(const char *text, size_t size, Journal *j) {
         const char *p = text, *end = text + size;
         _cleanup_free_ char *magic = NULL, *manifest = NULL;
         size_t magic_len = strlen(JOURNAL_MAGIC);
@@ -140,6 +142,8 @@ static int journal_parse(const char *text, size_t size, Journal *j) {
                 r = take_field(&p, end, "manifest", &manifest);
         if (r != 0)
                 return r;
+        if (!manifest_valid_package_label(j->package))
+                return JOURNAL_E_CORRUPT;
         if (strcmp(j->origin, "-") == 0) {
                 free(j->origin);
                 j->origin = NULL;
@@ -159,9 +163,21 @@ static int journal_parse(const char *text, size_t size, Journal *j) {
         return 0;
 }
 
+int journal_parse(const char *text, size_t size, Journal **ret) {
+        _cleanup_(journal_freep) Journal *journal = calloc(1, sizeof(*journal));
+        int r;
+
+        if (!journal)
+                return -ENOMEM;
+        r = parse_into(text, size, journal);
+        if (r != 0)
+                return r;
+        *ret = TAKE_PTR(journal);
+        return 0;
+}
+
 int journal_read(const ToolPaths *paths, Journal **ret) {
         _cleanup_free_ char *path = journal_path(paths), *text = NULL;
-        _cleanup_(journal_freep) Journal *journal = NULL;
         size_t size = 0;
         int r;
 
@@ -174,14 +190,7 @@ int journal_read(const ToolPaths *paths, Journal **ret) {
         }
         if (r < 0)
                 return r;
-        journal = calloc(1, sizeof(*journal));
-        if (!journal)
-                return -ENOMEM;
-        r = journal_parse(text, size, journal);
-        if (r != 0)
-                return r;
-        *ret = TAKE_PTR(journal);
-        return 0;
+        return journal_parse(text, size, ret);
 }
 
 /* "NAME.tmp-XXXXXX", as mkostemp() in fileio_write_atomic() makes them. */

@@ -29,6 +29,9 @@ int journal_begin(const ToolPaths *paths, const char *package);
 /* The change is committed or rolled back: forget it. */
 int journal_end(const ToolPaths *paths);
 
+/* Parse a journal's bytes: 0 and *ret, JOURNAL_E_CORRUPT, or -ENOMEM. */
+int journal_parse(const char *text, size_t size, Journal **ret);
+
 /* 0 with *ret (NULL when there is no journal), JOURNAL_E_CORRUPT, or -errno. */
 int journal_read(const ToolPaths *paths, Journal **ret);
 Journal *journal_free(Journal *journal);
