@@ -126,7 +126,7 @@ static int take_field(const char **p, const char *end, const char *key, char **r
 
 static int parse_into(const char *text, size_t size, Journal *j) {
         const char *p = text, *end = text + size;
-        _cleanup_free_ char *magic = NULL, *manifest = NULL;
+        _cleanup_free_ char *manifest = NULL;
         size_t magic_len = strlen(JOURNAL_MAGIC);
         char *tail = NULL;
         unsigned long long n;
