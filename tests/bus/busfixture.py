@@ -124,6 +124,8 @@ class Bus:
         self.listen = [a.replace('{dir}', self.dir) for a in
                        (listen or ['unix:path=' + self.socket_path])]
         self.proc = None
+        self.terminated = False
+        self.terminate_problems = []
         self.address = None
         self.children = []
         self.raw_connections = []
@@ -217,7 +219,7 @@ class Bus:
         if self.proc is None:
             return
         problems = []
-        if check:
+        if check and not self.terminated:
             if not self.alive():
                 problems.append('the daemon died during the test (rc %s)'
                                 % self.proc.returncode)
@@ -228,35 +230,46 @@ class Bus:
                     problems.append('the daemon no longer serves a new '
                                     'client: %s' % e)
         if self.alive():
-            daemon_children = self.child_pids()
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                rc = self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                rc = 'hung'
-            if check and rc != 0:
-                problems.append('SIGTERM: daemon exit status %s, wanted 0'
-                                % rc)
-            leftovers = [f for f in os.listdir(self.dir) if f not in (
-                'bus.conf', 'daemon.log', 'services')]
-            if check and leftovers:
-                problems.append('left behind in the bus directory: %s'
-                                % leftovers)
-            # Activated services exit when the bus goes away.
-            deadline = time.monotonic() + 3
-            for pid in daemon_children:
-                while (os.path.exists('/proc/%d' % pid)
-                       and time.monotonic() < deadline):
-                    time.sleep(0.02)
-                if os.path.exists('/proc/%d' % pid):
-                    problems.append('daemon child %d left behind' % pid)
-                    os.kill(pid, signal.SIGKILL)
+            problems += self.terminate()
+        elif self.terminated and check:
+            problems += self.terminate_problems
         self.proc.stdout.close()
         self.log.close()
         if problems:
             raise AssertionError('; '.join(problems))
+
+    def terminate(self):
+        """SIGTERM; returns the problems seen: exit status not 0, files
+        left in the bus directory, children left behind."""
+        problems = []
+        daemon_children = self.child_pids()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            rc = 'hung'
+        if rc != 0:
+            problems.append('SIGTERM: daemon exit status %s, wanted 0'
+                            % rc)
+        leftovers = [f for f in os.listdir(self.dir) if f not in (
+            'bus.conf', 'daemon.log', 'services')]
+        if leftovers:
+            problems.append('left behind in the bus directory: %s'
+                            % leftovers)
+        # Activated services exit when the bus goes away.
+        deadline = time.monotonic() + 3
+        for pid in daemon_children:
+            while (os.path.exists('/proc/%d' % pid)
+                   and time.monotonic() < deadline):
+                time.sleep(0.02)
+            if os.path.exists('/proc/%d' % pid):
+                problems.append('daemon child %d left behind' % pid)
+                os.kill(pid, signal.SIGKILL)
+        self.terminated = True
+        self.terminate_problems = problems
+        return problems
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -238,3 +238,36 @@ def test_many_pending_calls_in_order(bus):
         b.reply(call, 'u', [call.body[0]])
     for i, serial in enumerate(serials):
         assert a.wait_for(is_reply(serial)).body == [i]
+
+
+def test_order_kept_per_sender(bus):
+    """Calls and signals from one sender arrive in the order sent."""
+    a, b = bus.raw(), bus.raw()
+    b.add_match("type='signal',interface='org.mssf.Order'")
+    for i in range(200):
+        if i % 3:
+            a.send_call(b.unique_name, '/p', 'org.mssf.Order', 'Call', 'u',
+                        [i], flags=NO_REPLY_EXPECTED)
+        else:
+            a.signal('/p', 'org.mssf.Order', 'Sig', 'u', [i],
+                     dest=b.unique_name if i % 2 else None)
+    got = []
+    while len(got) < 200:
+        m = b.wait_for(lambda m: m.interface == 'org.mssf.Order')
+        got.append(m.body[0])
+    assert got == list(range(200)), got
+
+
+def test_caller_gone_before_reply(bus):
+    a, b = bus.raw(), bus.raw()
+    a.send_call(b.unique_name, '/p', 'org.mssf.I', 'M')
+    call = b.wait_for(is_call('M'))
+    a.close()
+    wait_until(lambda: not check_reply(b.bus_call(
+        'NameHasOwner', 's', [call.sender])).body[0], what='caller gone')
+    b.reply(call, 's', ['too late'])
+    # The reply has nowhere to go (dbus-daemon answers it with
+    # ServiceUnknown); b stays connected and carries on.
+    b.collect(0.3)
+    assert not b.closed
+    assert check_reply(b.bus_call('GetId'))

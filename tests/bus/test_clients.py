@@ -4,6 +4,7 @@ and signal receivers, GDBus through python3-gi (client and exported
 object), and the libdbus and sd-bus helper programs, calling each other."""
 import os
 import re
+import time
 
 from rawdbus import check_reply, SIGNAL
 from busfixture import Skip, wait_until
@@ -81,9 +82,9 @@ def test_gdbus_introspect_driver(bus):
 
 
 # --- busctl ----------------------------------------------------------------
-def busctl(bus, *args, check=True):
+def busctl(bus, *args, check=True, timeout=10):
     return bus.run(['busctl', '--address=' + bus.address, '--no-pager']
-                   + list(args), check=check)
+                   + list(args), check=check, timeout=timeout)
 
 
 def test_busctl_call(bus):
@@ -358,3 +359,35 @@ def test_helpers_missing_name(bus):
         assert res.returncode == 1, res
         assert res.stdout.strip() == \
             'org.freedesktop.DBus.Error.ServiceUnknown', res.stdout
+
+
+def test_gdbus_wait_for_name(bus):
+    proc = bus.spawn(['gdbus', 'wait', '--address', bus.address,
+                      '--timeout', '10', 'org.mssf.Late'])
+    time.sleep(0.5)
+    assert proc.poll() is None, 'gdbus wait returned before the name came'
+    a = bus.raw()
+    check_reply(a.bus_call('RequestName', 'su', ['org.mssf.Late', 0]))
+    assert proc.wait(10) == 0
+
+
+def test_busctl_get_property(bus):
+    res = busctl(bus, 'get-property', 'org.freedesktop.DBus',
+                 '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                 'Interfaces')
+    assert res.stdout.startswith('as '), res.stdout
+    assert '"org.freedesktop.DBus.Monitoring"' in res.stdout, res.stdout
+
+
+def test_busctl_tree(bus):
+    res = busctl(bus, 'tree', 'org.freedesktop.DBus', timeout=5)
+    assert '/org/freedesktop/DBus' in res.stdout, res.stdout
+
+
+def test_dbus_send_credentials_query(bus):
+    proc, unique = bus.service('org.mssf.Test')
+    res = dbus_send(bus, '--print-reply', '--dest=org.freedesktop.DBus',
+                    '/org/freedesktop/DBus',
+                    'org.freedesktop.DBus.GetConnectionUnixProcessID',
+                    'string:org.mssf.Test')
+    assert 'uint32 %d' % proc.pid in res.stdout, res.stdout

@@ -286,6 +286,26 @@ def test_introspect(bus):
     assert props.get('Interfaces') == ('as', 'read'), props
 
 
+def test_introspect_tree(bus):
+    """Following <node> children from / reaches /org/freedesktop/DBus and
+    ends there (busctl tree walks it this way)."""
+    a = bus.raw()
+    seen, todo = {}, ['/']
+    while todo:
+        path = todo.pop()
+        assert len(seen) < 20 and path.count('/') < 8, \
+            'the tree does not end: %s' % sorted(seen)
+        xml = ok(a.call(BUS, path, 'org.freedesktop.DBus.Introspectable',
+                        'Introspect'))[0]
+        root = ET.fromstring(xml)
+        children = [n.get('name') for n in root.findall('node')]
+        seen[path] = children
+        for child in children:
+            todo.append(path.rstrip('/') + '/' + child)
+    assert PATH in seen, sorted(seen)
+    assert seen[PATH] == [], seen[PATH]
+
+
 def test_peer(bus):
     a = bus.raw()
     assert ok(a.call(BUS, PATH, 'org.freedesktop.DBus.Peer', 'Ping')) == []

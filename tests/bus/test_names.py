@@ -206,3 +206,14 @@ def test_python_dbus_name_signals(bus):
                   args=[NAME, a.unique_name, b.unique_name])
     for c in (w, a, b):
         c.close()
+
+
+def test_valid_name_forms(bus):
+    a = bus.raw()
+    long_name = 'org.' + '.'.join(['x' * 50] * 5)
+    long_name = long_name[:255]
+    for name in ('a.b', 'org.mssf.with-dash', 'org.mssf._under',
+                 'org.mssf.X1', long_name):
+        assert request(a, name=name) == PRIMARY_OWNER, name
+        assert check_reply(a.bus_call('GetNameOwner', 's', [name])).body == \
+            [a.unique_name], name

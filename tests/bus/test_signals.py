@@ -243,3 +243,19 @@ def test_name_owner_changed_arg0(bus):
     got = [m.body for m in a.collect(0.4)
            if m.type == SIGNAL and m.member == 'NameOwnerChanged']
     assert got == [['org.mssf.Watched', '', b.unique_name]], got
+
+
+def test_fan_out_in_order(bus):
+    e = bus.raw()
+    listeners = [bus.raw() for _ in range(30)]
+    for conn in listeners:
+        conn.add_match("type='signal',interface='org.mssf.Fan'")
+    for i in range(100):
+        e.signal('/fan', 'org.mssf.Fan', 'Tick', 'u', [i])
+    for n, conn in enumerate(listeners):
+        got = []
+        while len(got) < 100:
+            got.append(conn.wait_for(lambda m: m.type == SIGNAL and
+                                     m.member == 'Tick').body[0])
+        assert got == list(range(100)), (n, got)
+        conn.expect_nothing(lambda m: m.member == 'Tick', 0.02)
