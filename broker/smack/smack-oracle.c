@@ -358,11 +358,15 @@ int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *
         }
         if (!subject)
                 return -EINVAL;
-        r = smack_label_intern(token, &token_label);
-        if (r > 0)
-                return -EINVAL;
-        if (r < 0)
-                return r;
+        /* The policy names few tokens: after the first time, a lookup without validation. */
+        token_label = smack_label_find(token);
+        if (!token_label) {
+                r = smack_label_intern(token, &token_label);
+                if (r > 0)
+                        return -EINVAL;
+                if (r < 0)
+                        return r;
+        }
         return smack_has_access(oracle, subject, token_label, "w");
 }
 
