@@ -38,15 +38,36 @@
 #include "smack-setup.h"
 #include "transaction.h"
 
+static const char *compile_error_reason(int r) {
+        switch (r) {
+        case POLICY_COMPILE_E_CONFLICT:
+                return "two packages declare the same system bus name: remove one of them first";
+        case POLICY_BUILDER_E_TOO_LARGE:
+                return "the policy would exceed the policy.db format's limits";
+        default:
+                return "a value the policy.db format refuses";
+        }
+}
+
 static int report_compile_error(ToolContext *c, int r, const PolicyCompileError *error) {
-        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
-                        "cannot compile the policy%s%s%s%s%s%s: %s",
-                        error->package ? " (package " : "", error->package ? error->package : "",
-                        error->package ? ")" : "", error->name ? ", bus name " : "",
-                        error->name ? error->name : "",
-                        error->other_package ? " also declared by " : "",
-                        r == POLICY_COMPILE_E_CONFLICT ? "two packages declare one bus name"
-                                                       : "a value the policy format refuses");
+        _cleanup_free_ char *where = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&where, &size);
+
+        if (!f)
+                return -ENOMEM;
+        if (error->package)
+                fprintf(f, " (package %s", error->package);
+        if (error->name)
+                fprintf(f, "%s bus name %s", error->package ? "," : " (", error->name);
+        if (error->other_package)
+                fprintf(f, ", also declared by %s", error->other_package);
+        if (error->package || error->name)
+                fputc(')', f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0, "cannot compile the policy%s: %s",
+                        where, compile_error_reason(r));
         return TOOL_E_INVALID;
 }
 
