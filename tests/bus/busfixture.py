@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -253,8 +254,10 @@ class Bus:
         if rc != 0:
             problems.append('SIGTERM: daemon exit status %s, wanted 0'
                             % rc)
-        leftovers = [f for f in os.listdir(self.dir) if f not in (
-            'bus.conf', 'daemon.log', 'services')]
+        leftovers = [os.path.join(top, f)
+                     for top, dirs, files in os.walk(self.dir)
+                     for f in files
+                     if stat.S_ISSOCK(os.lstat(os.path.join(top, f)).st_mode)]
         if leftovers:
             problems.append('left behind in the bus directory: %s'
                             % leftovers)
