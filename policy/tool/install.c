@@ -241,7 +241,12 @@ static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigaddset(&blocked, SIGQUIT);
         sigprocmask(SIG_BLOCK, &blocked, &saved);
         r = journalled ? journal_begin(&c->paths, plan->package) : 0;
-        if (r >= 0) {
+        if (r < 0) {
+                _cleanup_free_ char *path = journal_path(&c->paths);
+
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0,
+                                "cannot write the journal: %s", strerror(-r));
+        } else {
                 r = apply_or_roll_back(c, plan, &stuck);
                 if (!stuck && journalled) {
                         int end = journal_end(&c->paths);
