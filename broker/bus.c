@@ -69,6 +69,8 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         ilist_init(&bus->dirty);
         ilist_init(&bus->dead);
         ilist_init(&bus->monitors);
+        ilist_init(&bus->resumed);
+        loop_timer_init(&bus->resume_timer, bus_on_resume, bus);
         strmap_init(&bus->peers_by_name);
         loop_timer_init(&bus->reply_timer, bus_on_reply_timeout, bus);
         bus->next_peer_id = 0;    /* dbus-daemon's first peer is :1.0 */
@@ -108,6 +110,7 @@ Bus *bus_free(Bus *bus) {
                 bus->listeners = next;
         }
         loop_timer_disarm(bus->loop, &bus->reply_timer);
+        loop_timer_disarm(bus->loop, &bus->resume_timer);
         reply_registry_free(bus->replies);
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
@@ -236,8 +239,8 @@ static void bus_flush(Bus *bus) {
                         peer_disconnect(peer);
                         continue;
                 }
-                (void) loop_modify_io(bus->loop, &peer->source,
-                                      r == CONNECTION_E_AGAIN ? EPOLLIN | EPOLLOUT : EPOLLIN);
+                peer->want_out = r == CONNECTION_E_AGAIN;
+                peer_update_events(peer);
         }
 }
 
@@ -256,6 +259,7 @@ int bus_arm_reply_timer(Bus *bus) {
 
         if (!reply_registry_next_deadline(bus->replies, &deadline) || deadline == UINT64_MAX) {
                 loop_timer_disarm(bus->loop, &bus->reply_timer);
+        loop_timer_disarm(bus->loop, &bus->resume_timer);
                 return 0;
         }
         if (loop_timer_armed(&bus->reply_timer) && bus->reply_timer.deadline == deadline)

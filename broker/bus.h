@@ -38,6 +38,9 @@ typedef struct Peer {
         bool registered;                /* Hello done */
         bool monitor;
         bool dead;                      /* disconnected; freed after the batch */
+        bool paused;                    /* not read: its messages wait in others' queues */
+        bool want_out;                  /* its socket was full: waiting for EPOLLOUT */
+        ConnectionCharge *charge;       /* (owned ref) what it has queued at others */
         NamePeerState names;
         MatchOwner matches;
         ReplyOwner replies;
@@ -46,6 +49,7 @@ typedef struct Peer {
         IList link;                     /* Bus.peers, then Bus.dead */
         IList dirty_link;               /* Bus.dirty while output is queued */
         IList monitor_link;             /* Bus.monitors */
+        IList resume_link;              /* Bus.resumed */
 } Peer;
 
 struct Bus {
@@ -66,6 +70,8 @@ struct Bus {
         IList dirty;
         IList dead;
         IList monitors;
+        IList resumed;                  /* paused peers whose charge went down */
+        LoopTimer resume_timer;
         uint64_t next_peer_id;
         size_t n_incomplete;
         size_t n_complete;
@@ -93,8 +99,11 @@ int bus_dispatch(Peer *sender, Message *m);
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
 /* Broadcast a driver signal to matching peers. */
 int bus_broadcast_from_driver(Bus *bus, Message *m);
-/* Queue for one peer and mark it for flushing; positive CONNECTION_E_* on refusal. */
-int bus_queue(Peer *peer, Message *m);
+/*
+ * Queue for one peer, charged to sender (nullable: the driver), and mark
+ * it for flushing; positive CONNECTION_E_* on refusal.
+ */
+int bus_queue(Peer *peer, Message *m, Peer *sender);
 /* Copies m to every monitor whose rules match. */
 void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
 /* An error reply from the driver to call, unless the caller expects none. */
@@ -111,6 +120,13 @@ void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *re
 
 /* Peers (peer.c). */
 int peer_new(Bus *bus, int fd, Peer **ret);
+/* Reads and dispatches what the peer sent; pauses or disconnects it as needed. */
+void peer_read(Peer *peer);
+/* Recomputes the epoll events of a peer from paused/want_out. */
+void peer_update_events(Peer *peer);
+/* Whether its queued messages elsewhere reach max_incoming_bytes/fds. */
+bool peer_over_incoming_quota(const Peer *peer);
+int bus_on_resume(LoopTimer *timer, void *userdata);
 /* Disconnects: names, replies, matches, signals; freed after the batch. */
 void peer_disconnect(Peer *peer);
 Peer *peer_free(Peer *peer);

@@ -51,6 +51,45 @@ int connection_init(Connection *c, int fd, const ConnectionLimits *limits,
         return 0;
 }
 
+int connection_charge_new(ConnectionCharge **ret) {
+        ConnectionCharge *charge = calloc(1, sizeof(*charge));
+
+        if (!charge)
+                return -ENOMEM;
+        charge->n_ref = 1;
+        *ret = charge;
+        return 0;
+}
+
+ConnectionCharge *connection_charge_unref(ConnectionCharge *charge) {
+        if (charge && --charge->n_ref == 0)
+                free(charge);
+        return NULL;
+}
+
+/* The head entry is written (or dropped): release it and its charge. */
+static void connection_out_pop(Connection *c) {
+        ConnectionOut *entry = &c->out[c->out_head];
+        size_t size, n_fds;
+
+        message_get_data(entry->message, &size);
+        message_get_unix_fds(entry->message, &n_fds);
+        c->out_bytes -= size;
+        c->out_fds -= n_fds;
+        if (entry->charge) {
+                entry->charge->bytes -= size;
+                entry->charge->fds -= n_fds;
+                if (entry->charge->released && entry->charge->userdata)
+                        entry->charge->released(entry->charge->userdata);
+                connection_charge_unref(entry->charge);
+        }
+        message_unref(entry->message);
+        *entry = (ConnectionOut) {};
+        c->out_offset = 0;
+        c->out_head = (c->out_head + 1) % c->out_size;
+        c->out_count--;
+}
+
 /* Drops the first n received fds from the queue (not closing them). */
 static void connection_forget_in_fds(Connection *c, size_t n) {
         if (n == 0)
@@ -68,11 +107,8 @@ static void connection_close_in_fds(Connection *c, size_t n) {
 
 void connection_deinit(Connection *c) {
         connection_close_in_fds(c, c->n_in_fds);
-        while (c->out_count > 0) {
-                message_unref(c->out[c->out_head]);
-                c->out_head = (c->out_head + 1) % c->out_size;
-                c->out_count--;
-        }
+        while (c->out_count > 0)
+                connection_out_pop(c);
         free(c->in_fds);
         free(c->in_fds_pos);
         free(c->out);
@@ -258,6 +294,10 @@ static int connection_process(Connection *c, ConnectionMessageFn fn, void *userd
 int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
         int r;
 
+        /* What a paused dispatch left behind goes first. */
+        r = connection_process(c, fn, userdata);
+        if (r != 0)
+                return r;
         for (unsigned i = 0; i < CONNECTION_READS_PER_DISPATCH; i++) {
                 int filled;
 
@@ -282,7 +322,7 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
 
 static int connection_out_grow(Connection *c) {
         size_t size = c->out_size ? c->out_size * 2 : CONNECTION_OUT_MIN;
-        Message **out = malloc(size * sizeof(*out));
+        ConnectionOut *out = malloc(size * sizeof(*out));
 
         if (!out)
                 return -ENOMEM;
@@ -295,7 +335,7 @@ static int connection_out_grow(Connection *c) {
         return 0;
 }
 
-int connection_queue(Connection *c, Message *m) {
+int connection_queue(Connection *c, Message *m, ConnectionCharge *charge) {
         size_t size, n_fds;
         int r;
 
@@ -311,10 +351,18 @@ int connection_queue(Connection *c, Message *m) {
                 if (r < 0)
                         return r;
         }
-        c->out[(c->out_head + c->out_count) % c->out_size] = message_ref(m);
+        c->out[(c->out_head + c->out_count) % c->out_size] = (ConnectionOut) {
+                .message = message_ref(m),
+                .charge = charge,
+        };
         c->out_count++;
         c->out_bytes += size;
         c->out_fds += n_fds;
+        if (charge) {
+                charge->n_ref++;
+                charge->bytes += size;
+                charge->fds += n_fds;
+        }
         return 0;
 }
 
@@ -331,23 +379,16 @@ static int connection_flush_auth(Connection *c) {
 /* Drop written bytes from the head of the ring. */
 static void connection_out_advance(Connection *c, size_t written) {
         while (written > 0) {
-                Message *m = c->out[c->out_head];
-                size_t size, n_fds, left;
+                size_t size, left;
 
-                message_get_data(m, &size);
+                message_get_data(c->out[c->out_head].message, &size);
                 left = size - c->out_offset;
                 if (written < left) {
                         c->out_offset += written;
                         return;
                 }
                 written -= left;
-                message_get_unix_fds(m, &n_fds);
-                c->out_bytes -= size;
-                c->out_fds -= n_fds;
-                c->out_offset = 0;
-                message_unref(m);
-                c->out_head = (c->out_head + 1) % c->out_size;
-                c->out_count--;
+                connection_out_pop(c);
         }
 }
 
@@ -364,7 +405,7 @@ static int connection_send_some(Connection *c) {
         ssize_t n;
 
         for (size_t k = 0; k < c->out_count && n_iov < CONNECTION_IOV_MAX; k++) {
-                Message *m = c->out[(c->out_head + k) % c->out_size];
+                Message *m = c->out[(c->out_head + k) % c->out_size].message;
                 size_t size, skip = k == 0 ? c->out_offset : 0;
                 const uint8_t *data = message_get_data(m, &size);
 

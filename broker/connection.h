@@ -17,7 +17,31 @@ enum {
         CONNECTION_E_QUOTA,             /* queueing would exceed the outgoing quota */
         CONNECTION_E_NO_FDS,            /* the message carries fds; the peer did not negotiate them */
         CONNECTION_E_AGAIN,             /* output remains queued: wait for EPOLLOUT */
+        CONNECTION_E_PAUSED,            /* the message callback asked to stop reading for now */
 };
+
+/*
+ * What a sender has in other connections' outgoing queues (dbus-daemon's
+ * "incoming" counter: a message counts against its sender until it is
+ * written out). Shared by the sender and every queue entry it charged, so
+ * it outlives the sender. released (nullable) is called whenever bytes
+ * come off it, so the sender can resume reading.
+ */
+typedef struct ConnectionCharge {
+        unsigned n_ref;
+        size_t bytes;
+        size_t fds;
+        void (*released)(void *userdata);
+        void *userdata;                 /* (nullable) cleared when the sender goes */
+} ConnectionCharge;
+
+int connection_charge_new(ConnectionCharge **ret);
+ConnectionCharge *connection_charge_unref(ConnectionCharge *charge);
+
+typedef struct ConnectionOut {
+        Message *message;               /* (owned ref) */
+        ConnectionCharge *charge;       /* (owned ref, nullable) the sender's */
+} ConnectionOut;
 
 typedef struct ConnectionLimits {
         size_t max_incoming_bytes;
@@ -50,7 +74,7 @@ typedef struct Connection {
         size_t auth_out_len;
 
         /* output: a ring of message references; out_offset bytes of the head are written */
-        Message **out;          /* (owned refs) */
+        ConnectionOut *out;     /* (owned) */
         size_t out_head, out_count, out_size;
         size_t out_offset;
         size_t out_bytes, out_fds;
@@ -64,12 +88,18 @@ void connection_deinit(Connection *c);
 /*
  * Reads what the socket has (a bounded amount), runs SASL until BEGIN,
  * then frames, receives fds for and parses messages, calling fn for
- * each. Returns 0, CONNECTION_E_CLOSED, or a negative errno (from fn).
+ * each, starting with what is buffered already. A non-zero return of fn
+ * stops it and is returned: CONNECTION_E_PAUSED leaves the rest buffered
+ * for the next call. Returns 0, CONNECTION_E_CLOSED, CONNECTION_E_PAUSED
+ * or a negative errno.
  */
 int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata);
 
-/* Queues a reference to m. 0, CONNECTION_E_QUOTA or CONNECTION_E_NO_FDS. */
-int connection_queue(Connection *c, Message *m);
+/*
+ * Queues a reference to m, charged to charge (nullable: the driver's) until
+ * written. 0, CONNECTION_E_QUOTA or CONNECTION_E_NO_FDS.
+ */
+int connection_queue(Connection *c, Message *m, ConnectionCharge *charge);
 
 /* Writes queued output. 0 when all is written, CONNECTION_E_AGAIN, CONNECTION_E_CLOSED. */
 int connection_flush(Connection *c);
@@ -81,3 +111,5 @@ static inline bool connection_has_output(const Connection *c) {
 static inline bool connection_unix_fd(const Connection *c) {
         return c->auth.unix_fd;
 }
+
+DEFINE_CLEANUP(ConnectionCharge *, connection_charge_unref)

@@ -52,12 +52,12 @@ int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *
         return bus_send_from_driver(bus, peer, m);
 }
 
-int bus_queue(Peer *peer, Message *m) {
+int bus_queue(Peer *peer, Message *m, Peer *sender) {
         int r;
 
         if (peer->dead)
                 return 0;
-        r = connection_queue(&peer->connection, m);
+        r = connection_queue(&peer->connection, m, sender ? sender->charge : NULL);
         if (r != 0)
                 return r;
         if (!ilist_is_linked(&peer->dirty_link))
@@ -110,8 +110,9 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
         for (node = bus->monitors.next; node != &bus->monitors; node = node->next) {
                 Peer *monitor = ILIST_ENTRY(node, Peer, monitor_link);
 
+                /* Copies are not charged: a stuck monitor must not throttle the bus. */
                 if (dispatch_monitor_wants(monitor, &mm))
-                        (void) bus_queue(monitor, m);
+                        (void) bus_queue(monitor, m, NULL);
         }
 }
 
@@ -121,7 +122,7 @@ int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
         if (peer->dead || mediate_message(NULL, peer, m, &verdict) != 0)
                 return 0;
         bus_monitors_capture(bus, m, NULL);
-        (void) bus_queue(peer, m);
+        (void) bus_queue(peer, m, NULL);
         return 0;
 }
 
@@ -141,7 +142,7 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
         if (mediate_message(broadcast->sender, recipient, broadcast->m, &verdict) != 0)
                 return 0;
         /* A recipient over quota or without fd support just misses a broadcast. */
-        (void) bus_queue(recipient, broadcast->m);
+        (void) bus_queue(recipient, broadcast->m, broadcast->sender);
         return 0;
 }
 
@@ -238,7 +239,7 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
                 if (r != 0)
                         return r < 0 ? r : 0;
         }
-        r = bus_queue(recipient, m);
+        r = bus_queue(recipient, m, sender);
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
         return dispatch_broadcast(bus, sender, recipient, m);

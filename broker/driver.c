@@ -174,8 +174,13 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
         NameChange change = { .new_owner = &peer->names };
         int r;
 
-        if (!driver_is_hello(m))
-                return CONNECTION_E_CLOSED;
+        if (!driver_is_hello(m)) {
+                /* As dbus-daemon: refused, and the client may still say Hello. */
+                if (message_get_type(m) == MESSAGE_METHOD_CALL)
+                        return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
+                                               "Client tried to send a message other than Hello without being registered");
+                return 0;
+        }
         r = driver_check_connection_limits(bus, peer, &error);
         if (r > 0) {
                 log_warning("Refusing a connection from uid %u: %s", (unsigned) peer->creds.uid,
@@ -400,15 +405,16 @@ static int driver_method_list_queued_owners(Bus *bus, Peer *peer, Message *m, Dr
 
 static int driver_method_start_service_by_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         const char *name;
-        uint32_t flags, already_running = 2;
-        Peer *owner;
+        uint32_t flags;
         int r;
 
         r = message_read(m, "su", &name, &flags);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        if (driver_resolve(bus, name, &owner) == 0)
-                return driver_return_basic(bus, peer, m, 'u', &already_running);
+        /*
+         * dbus-daemon looks for the .service file before it looks at the
+         * owner, so even an owned name (the driver's too) is unknown here.
+         */
         return driver_fail(error, BUS_ERROR_SERVICE_UNKNOWN,
                            "The name %s was not provided by any .service files", name);
 }

@@ -24,6 +24,15 @@
 #include "log.h"
 #include "message.h"
 
+bool peer_over_incoming_quota(const Peer *peer) {
+        const BusConfigLimits *limits = &peer->bus->config->limits;
+
+        return (limits->max_incoming_bytes >= 0 &&
+                peer->charge->bytes >= (uint64_t) limits->max_incoming_bytes) ||
+               (limits->max_incoming_unix_fds >= 0 &&
+                peer->charge->fds >= (uint64_t) limits->max_incoming_unix_fds);
+}
+
 static int peer_on_message(Message *m, void *userdata) {
         Peer *peer = userdata;
         int r;
@@ -34,6 +43,13 @@ static int peer_on_message(Message *m, void *userdata) {
                                   peer->unique_name[0] ? peer->unique_name : "(no Hello)");
                 return CONNECTION_E_CLOSED;
         }
+        /*
+         * Backpressure, as dbus-daemon: while what this peer sent still
+         * waits in others' queues beyond max_incoming_bytes, stop reading
+         * it. It resumes when those queues drain (peer_on_charge_released).
+         */
+        if (r == 0 && peer_over_incoming_quota(peer))
+                return CONNECTION_E_PAUSED;
         return r;
 }
 
@@ -42,23 +58,78 @@ static void peer_mark_dirty(Peer *peer) {
                 ilist_append(&peer->bus->dirty, &peer->dirty_link);
 }
 
-static int peer_on_io(LoopSource *source, uint32_t events, void *userdata) {
-        Peer *peer = userdata;
-        int r;
+void peer_update_events(Peer *peer) {
+        uint32_t events = (peer->paused ? 0 : EPOLLIN) | (peer->want_out ? EPOLLOUT : 0);
 
-        if (events & EPOLLOUT)
-                peer_mark_dirty(peer);
-        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                r = connection_dispatch(&peer->connection, peer_on_message, peer);
-                if (r != 0) {
-                        if (r < 0)
-                                log_warning_errno(r, "Connection failed");
-                        peer_disconnect(peer);
-                        return 0;
-                }
+        if (!peer->dead)
+                (void) loop_modify_io(peer->bus->loop, &peer->source, events);
+}
+
+void peer_read(Peer *peer) {
+        int r = connection_dispatch(&peer->connection, peer_on_message, peer);
+
+        if (r == CONNECTION_E_PAUSED) {
+                peer->paused = true;
+                peer_update_events(peer);
+        } else if (r != 0) {
+                if (r < 0)
+                        log_warning_errno(r, "Connection failed");
+                peer_disconnect(peer);
+                return;
         }
         if (!peer->dead && connection_has_output(&peer->connection))
                 peer_mark_dirty(peer);
+}
+
+static int peer_on_io(LoopSource *source, uint32_t events, void *userdata) {
+        Peer *peer = userdata;
+
+        if (events & EPOLLOUT)
+                peer_mark_dirty(peer);
+        if (peer->paused) {
+                /* Not reading it, but a hang-up is reported anyway: give up on it. */
+                if (events & (EPOLLHUP | EPOLLERR))
+                        peer_disconnect(peer);
+                return 0;
+        }
+        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                peer_read(peer);
+        return 0;
+}
+
+/* Bytes this paused peer charged were written somewhere: maybe it may go on. */
+static void peer_on_charge_released(void *userdata) {
+        Peer *peer = userdata;
+        Bus *bus = peer->bus;
+
+        if (!peer->paused || ilist_is_linked(&peer->resume_link))
+                return;
+        ilist_append(&bus->resumed, &peer->resume_link);
+        if (!loop_timer_armed(&bus->resume_timer))
+                (void) loop_timer_arm(bus->loop, &bus->resume_timer, 1);
+}
+
+/* Runs from the loop (a timer due at once), not from inside another peer's I/O. */
+int bus_on_resume(LoopTimer *timer, void *userdata) {
+        Bus *bus = userdata;
+        IList pending, *node;
+
+        ilist_init(&pending);
+        while ((node = ilist_first(&bus->resumed))) {
+                ilist_remove(node);
+                ilist_append(&pending, node);
+        }
+        while ((node = ilist_first(&pending))) {
+                Peer *peer = ILIST_ENTRY(node, Peer, resume_link);
+
+                ilist_remove(node);
+                if (peer->dead || !peer->paused || peer_over_incoming_quota(peer))
+                        continue;
+                peer->paused = false;
+                peer_update_events(peer);
+                /* Messages it sent before the pause may be buffered already. */
+                peer_read(peer);
+        }
         return 0;
 }
 
@@ -100,10 +171,19 @@ int peer_new(Bus *bus, int fd, Peer **ret) {
         ilist_init(&peer->link);
         ilist_init(&peer->dirty_link);
         ilist_init(&peer->monitor_link);
+        ilist_init(&peer->resume_link);
         name_peer_state_init(&peer->names, peer, peer->unique_name);
         match_owner_init(&peer->matches, bus->matches, peer);
         reply_owner_init(&peer->replies, bus->replies, peer);
         loop_timer_init(&peer->auth_timer, peer_on_auth_timeout, peer);
+
+        r = connection_charge_new(&peer->charge);
+        if (r < 0) {
+                safe_close(fd);
+                return r;
+        }
+        peer->charge->released = peer_on_charge_released;
+        peer->charge->userdata = peer;
 
         r = creds_read(fd, &peer->creds);
         peer_connection_limits(&bus->config->limits, &limits);
@@ -138,6 +218,7 @@ Peer *peer_free(Peer *peer) {
         ilist_remove(&peer->link);
         ilist_remove(&peer->dirty_link);
         ilist_remove(&peer->monitor_link);
+        ilist_remove(&peer->resume_link);
         match_owner_deinit(&peer->matches);
         reply_owner_deinit(&peer->replies);
         while (names_release_next(peer->bus->names, &peer->names, &(NameChange) {}) == 0)
@@ -147,6 +228,11 @@ Peer *peer_free(Peer *peer) {
                 match_rule_free(peer->monitor_rules[i]);
         free(peer->monitor_rules);
         connection_deinit(&peer->connection);
+        if (peer->charge) {
+                /* Entries it charged in others' queues outlive it. */
+                peer->charge->userdata = NULL;
+                connection_charge_unref(peer->charge);
+        }
         creds_deinit(&peer->creds);
         free(peer);
         return NULL;
@@ -200,6 +286,7 @@ void peer_disconnect(Peer *peer) {
         loop_timer_disarm(bus->loop, &peer->auth_timer);
         ilist_remove(&peer->dirty_link);
         ilist_remove(&peer->monitor_link);
+        ilist_remove(&peer->resume_link);
         if (peer->registered) {
                 strmap_remove(&bus->peers_by_name, peer->unique_name);
                 match_owner_deinit(&peer->matches);

@@ -194,8 +194,14 @@ static bool client_readable(Client *c) {
         return poll(&p, 1, 0) == 1;
 }
 
-/* Reads exactly n bytes; fds that come along are appended to fds. */
-static bool client_read_exact(Client *c, uint8_t *data, size_t n, int *fds, size_t *n_fds) {
+/*
+ * Reads exactly n bytes; fds that come along are appended to fds. When the
+ * rest is not there yet, the bus gets to run (it may be waiting for room
+ * in a small socket buffer).
+ */
+static bool client_read_exact(Harness *h, Client *c, uint8_t *data, size_t n, int *fds, size_t *n_fds) {
+        unsigned idle = 0;
+
         while (n > 0) {
                 union {
                         struct cmsghdr align;
@@ -204,8 +210,12 @@ static bool client_read_exact(Client *c, uint8_t *data, size_t n, int *fds, size
                 struct iovec iov = { data, n };
                 struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
                                      .msg_control = &control, .msg_controllen = sizeof(control) };
-                ssize_t k = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+                ssize_t k = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
+                if (k < 0 && errno == EAGAIN && ++idle < 1000) {
+                        harness_pump(h);
+                        continue;
+                }
                 if (k <= 0)
                         return false;
                 for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
@@ -230,13 +240,13 @@ Message *client_recv(Harness *h, Client *c) {
         harness_pump(h);
         if (!client_readable(c))
                 return NULL;
-        if (!client_read_exact(c, header, sizeof(header), fds, &n_fds))
+        if (!client_read_exact(h, c, header, sizeof(header), fds, &n_fds))
                 return NULL;
         assert_int_equal(message_frame_size(header, sizeof(header), MESSAGE_SIZE_MAX, &total), 0);
         data = malloc(total);
         assert_non_null(data);
         memcpy(data, header, sizeof(header));
-        assert_true(client_read_exact(c, data + 16, total - 16, fds, &n_fds));
+        assert_true(client_read_exact(h, c, data + 16, total - 16, fds, &n_fds));
         assert_int_equal(message_parse(data, total, fds, n_fds, &m), 0);
         return m;
 }

@@ -155,7 +155,7 @@ static void test_partial_writes_keep_order(void **state) {
         for (uint32_t i = 1; i <= 40; i++) {
                 _cleanup_(message_unrefp) Message *m = make_signal(i, 3000, -1);
 
-                assert_int_equal(connection_queue(&p.c, m), 0);
+                assert_int_equal(connection_queue(&p.c, m, NULL), 0);
         }
         r = connection_flush(&p.c);
         assert_int_equal(r, CONNECTION_E_AGAIN);
@@ -186,11 +186,45 @@ static void test_outgoing_quota(void **state) {
 
         limits.max_outgoing_bytes = 4096;
         pair_open(&p, &limits, false);
-        assert_int_equal(connection_queue(&p.c, small), 0);
-        assert_int_equal(connection_queue(&p.c, big), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&p.c, small, NULL), 0);
+        assert_int_equal(connection_queue(&p.c, big, NULL), CONNECTION_E_QUOTA);
         assert_int_equal(connection_flush(&p.c), 0);
-        assert_int_equal(connection_queue(&p.c, small), 0);
+        assert_int_equal(connection_queue(&p.c, small, NULL), 0);
         pair_close(&p);
+}
+
+static int released_calls;
+
+static void on_released(void *userdata) {
+        released_calls++;
+}
+
+/* A charge counts what a sender has queued here until it is written. */
+static void test_charge(void **state) {
+        _cleanup_(message_unrefp) Message *m = make_signal(1, 100, -1);
+        ConnectionCharge *charge = NULL;
+        size_t size;
+        Pair p;
+
+        message_get_data(m, &size);
+        assert_int_equal(connection_charge_new(&charge), 0);
+        charge->released = on_released;
+        charge->userdata = &p;
+        pair_open(&p, &limits_default, false);
+        assert_int_equal(connection_queue(&p.c, m, charge), 0);
+        assert_int_equal(connection_queue(&p.c, m, charge), 0);
+        assert_int_equal(charge->bytes, 2 * size);
+        assert_int_equal(charge->n_ref, 3);
+        assert_int_equal(connection_flush(&p.c), 0);
+        assert_int_equal(charge->bytes, 0);
+        assert_int_equal(charge->n_ref, 1);
+        assert_int_equal(released_calls, 2);
+        /* Entries still queued when the connection goes release their charge too. */
+        assert_int_equal(connection_queue(&p.c, m, charge), 0);
+        pair_close(&p);
+        assert_int_equal(charge->bytes, 0);
+        assert_int_equal(charge->n_ref, 1);
+        connection_charge_unref(charge);
 }
 
 static void test_fds_need_negotiation(void **state) {
@@ -200,11 +234,11 @@ static void test_fds_need_negotiation(void **state) {
         size_t n_fds;
 
         pair_open(&plain, &limits_default, false);
-        assert_int_equal(connection_queue(&plain.c, m), CONNECTION_E_NO_FDS);
+        assert_int_equal(connection_queue(&plain.c, m, NULL), CONNECTION_E_NO_FDS);
         pair_close(&plain);
 
         pair_open(&fds, &limits_default, true);
-        assert_int_equal(connection_queue(&fds.c, m), 0);
+        assert_int_equal(connection_queue(&fds.c, m, NULL), 0);
         assert_int_equal(connection_flush(&fds.c), 0);
         got = read_message(fds.peer);
         message_get_unix_fds(got, &n_fds);
@@ -219,8 +253,8 @@ static void test_outgoing_fd_quota(void **state) {
 
         limits.max_outgoing_unix_fds = 1;
         pair_open(&p, &limits, true);
-        assert_int_equal(connection_queue(&p.c, m), 0);
-        assert_int_equal(connection_queue(&p.c, m), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&p.c, m, NULL), 0);
+        assert_int_equal(connection_queue(&p.c, m, NULL), CONNECTION_E_QUOTA);
         pair_close(&p);
 }
 
@@ -340,6 +374,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_partial_writes_keep_order),
                 cmocka_unit_test(test_outgoing_quota),
+                cmocka_unit_test(test_charge),
                 cmocka_unit_test(test_fds_need_negotiation),
                 cmocka_unit_test(test_outgoing_fd_quota),
                 cmocka_unit_test(test_split_and_large_input),

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -58,14 +59,24 @@ static void test_hello_names_are_unique(void **state) {
         client_close(&b);
 }
 
-static void test_call_before_hello_disconnects(void **state) {
+/* As dbus-daemon: a call before Hello is refused, and Hello still works after it. */
+static void test_call_before_hello_denied(void **state) {
         Harness *h = *state;
+        _cleanup_(message_unrefp) Message *error = NULL, *reply = NULL;
         Client a;
+        uint32_t serial;
 
         client_connect(h, &a, false, false);
-        client_call(h, &a, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                    "ListNames", "");
-        assert_true(client_is_disconnected(h, &a));
+        serial = client_call(h, &a, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "ListNames", "");
+        error = client_wait_reply(h, &a, serial);
+        assert_non_null(error);
+        assert_string_equal(message_get_error_name(error), "org.freedesktop.DBus.Error.AccessDenied");
+        serial = client_call(h, &a, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "Hello", "");
+        reply = client_wait_reply(h, &a, serial);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
         client_close(&a);
 }
 
@@ -394,6 +405,62 @@ static void test_outgoing_quota(void **state) {
         harness_stop(&h);
 }
 
+static Peer *peer_of(Harness *h, Client *c) {
+        Peer *peer = strmap_get(&h->bus->peers_by_name, c->unique_name);
+
+        assert_non_null(peer);
+        return peer;
+}
+
+/* A sender whose messages wait for a reader that does not read is paused, and nothing is lost. */
+static void test_incoming_backpressure(void **state) {
+        Harness h;
+        Client sender, receiver, other;
+        _cleanup_(message_unrefp) Message *pong = NULL;
+        int small = 4096;
+        uint32_t serial, next = 1;
+
+        harness_start(&h, CONFIG_HEAD CONFIG_POLICY
+                      "<limit name=\"max_incoming_bytes\">8192</limit></busconfig>");
+        client_connect(&h, &sender, false, true);
+        client_connect(&h, &receiver, false, true);
+        client_connect(&h, &other, false, true);
+        assert_int_equal(setsockopt(receiver.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+        assert_int_equal(setsockopt(peer_of(&h, &receiver)->connection.fd, SOL_SOCKET, SO_SNDBUF,
+                                    &small, sizeof(small)), 0);
+        for (uint32_t i = 1; i <= 60; i++) {
+                char text[1024];
+
+                memset(text, 'a' + i % 26, sizeof(text) - 1);
+                text[sizeof(text) - 1] = 0;
+                client_call(&h, &sender, receiver.unique_name, "/", "org.example.X", "Chunk", "us", i, text);
+        }
+        assert_true(peer_of(&h, &sender)->paused);
+        /* Everybody else is still served. */
+        serial = client_call(&h, &other, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                             "org.freedesktop.DBus.Peer", "Ping", "");
+        pong = client_wait_reply(&h, &other, serial);
+        assert_non_null(pong);
+        /* The receiver reads: every chunk arrives, in order, and the sender is read again. */
+        while (next <= 60) {
+                _cleanup_(message_unrefp) Message *m = client_recv(&h, &receiver);
+                uint32_t index;
+                const char *text;
+
+                assert_non_null(m);
+                if (message_get_type(m) != MESSAGE_METHOD_CALL)
+                        continue;
+                assert_int_equal(message_read(m, "us", &index, &text), 0);
+                assert_int_equal(index, next);
+                next++;
+        }
+        assert_false(peer_of(&h, &sender)->paused);
+        client_close(&sender);
+        client_close(&receiver);
+        client_close(&other);
+        harness_stop(&h);
+}
+
 static void test_reply_timeout(void **state) {
         Harness h;
         _cleanup_(message_unrefp) Message *call = NULL, *error = NULL;
@@ -458,7 +525,7 @@ static void test_max_connections_per_user(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_hello_names_are_unique, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_call_before_hello_disconnects, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_call_before_hello_denied, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_call_and_reply, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_spoofed_sender_is_replaced, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unknown_destination, setup, teardown),
@@ -470,6 +537,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_garbage_disconnects_only_that_client, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_monitor_sees_calls, setup, teardown),
                 cmocka_unit_test(test_outgoing_quota),
+                cmocka_unit_test(test_incoming_backpressure),
                 cmocka_unit_test(test_reply_timeout),
                 cmocka_unit_test(test_max_replies),
                 cmocka_unit_test(test_max_connections_per_user),
