@@ -118,7 +118,7 @@ def main():
     flags = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     loop = dbus.mainloop.glib.DBusGMainLoop()
     conn = dbus.bus.BusConnection(address, mainloop=loop)
-    service = Service(conn)
+    conn.test_service = Service(conn)
     if name != '-':
         conn.request_name(name, flags)
     if not activated:

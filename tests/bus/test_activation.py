@@ -1,7 +1,6 @@
 """Bus activation from .service files in the configured <servicedir>:
 ListActivatableNames, StartServiceByName, auto-start on a method call,
 NO_AUTO_START, spawn failures, UpdateActivationEnvironment."""
-import os
 
 from rawdbus import check_reply, ERROR, METHOD_RETURN, NO_AUTO_START
 from busfixture import config, wait_until

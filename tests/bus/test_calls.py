@@ -210,9 +210,9 @@ def test_no_reply_expected_to_service(bus):
 
 def test_no_reply_expected_to_driver(bus):
     a = bus.raw()
-    serial = a.send_call('org.freedesktop.DBus', '/org/freedesktop/DBus',
-                         'org.freedesktop.DBus', 'RequestName', 'su',
-                         ['org.mssf.Quiet', 0], flags=NO_REPLY_EXPECTED)
+    a.send_call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                'org.freedesktop.DBus', 'RequestName', 'su',
+                ['org.mssf.Quiet', 0], flags=NO_REPLY_EXPECTED)
     # The driver acts on it (the spec lets it send or omit the reply).
     assert check_reply(a.bus_call('GetNameOwner', 's',
                                   ['org.mssf.Quiet'])).body == \

@@ -8,8 +8,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
-import rawdbus
-from rawdbus import check_reply, DBusError, ERROR, METHOD_RETURN, SIGNAL
+from rawdbus import check_reply, ERROR, METHOD_RETURN, SIGNAL
 from busfixture import wait_until
 
 BUS = 'org.freedesktop.DBus'

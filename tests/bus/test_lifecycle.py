@@ -1,8 +1,6 @@
 """The daemon's own life: the command line (--version, a config that does
 not load), and SIGTERM with clients still connected: they see the bus go,
 the daemon exits 0 and leaves nothing behind."""
-import os
-import subprocess
 
 import busfixture
 from rawdbus import check_reply

@@ -70,8 +70,7 @@ def test_max_replies_per_connection(bus):
 def test_max_message_size(bus):
     a, b = bus.raw(), bus.raw()
     # Just under the limit passes.
-    serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Fits', 's',
-                         ['x' * 3500])
+    a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Fits', 's', ['x' * 3500])
     call = b.wait_for(lambda m: m.type == METHOD_CALL)
     assert call.member == 'Fits'
     # Over it: the sender is disconnected, the receiver sees nothing.
@@ -192,8 +191,8 @@ def test_max_message_unix_fds(bus):
     a, b = bus.raw(unix_fd=True), bus.raw(unix_fd=True)
     fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(5)]
     try:
-        serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Four',
-                             'hhhh', [0, 1, 2, 3], fds=fds[:4])
+        a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Four', 'hhhh',
+                    [0, 1, 2, 3], fds=fds[:4])
         call = b.wait_for(lambda m: m.type == METHOD_CALL)
         assert len(call.fds) == 4, call
         a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Five', 'hhhhh',

@@ -2,7 +2,6 @@
 and several at once. The printed address lists every one, each serves,
 and the daemon removes its socket files when it exits (checked by the
 fixture)."""
-import os
 
 import rawdbus
 from rawdbus import check_reply, METHOD_CALL

@@ -7,7 +7,7 @@ import socket
 import struct
 
 import rawdbus
-from rawdbus import check_reply, METHOD_CALL, METHOD_RETURN, SIGNAL, ERROR
+from rawdbus import check_reply, METHOD_CALL, METHOD_RETURN, SIGNAL
 
 F = rawdbus
 

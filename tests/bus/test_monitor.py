@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from rawdbus import check_reply, METHOD_CALL, METHOD_RETURN, SIGNAL, ERROR
-from busfixture import config, read_line, wait_until, SESSION_POLICY
+from busfixture import config, read_line, SESSION_POLICY
 
 MONITORING = 'org.freedesktop.DBus.Monitoring'
 

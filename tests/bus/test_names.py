@@ -1,7 +1,6 @@
 """RequestName / ReleaseName: queueing, every flag, and the signals
 (NameOwnerChanged to watchers, NameAcquired / NameLost to the owners)."""
 from rawdbus import check_reply, SIGNAL, ERROR
-from busfixture import wait_until
 
 BUS = 'org.freedesktop.DBus'
 NAME = 'org.mssf.Name'
@@ -193,7 +192,6 @@ def test_invalid_names(bus):
 
 def test_python_dbus_name_signals(bus):
     """python3-dbus owners and a python3-dbus watcher see the handover."""
-    import pyclient
     w, a, b = bus.pyclient(), bus.pyclient(), bus.pyclient()
     w.add_match(NOC_RULE)
     assert a.bus('RequestName', 'su', NAME, ALLOW_REPLACEMENT) == 1

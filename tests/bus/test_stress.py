@@ -6,7 +6,7 @@ import threading
 import time
 
 import rawdbus
-from rawdbus import check_reply, METHOD_CALL, SIGNAL
+from rawdbus import check_reply
 from busfixture import wait_until
 
 TPATH, TIFACE = '/org/mssf/Test', 'org.mssf.Test'
