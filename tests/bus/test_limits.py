@@ -2,6 +2,7 @@
 reached: LimitsExceeded errors, disconnection for an oversized message,
 and backpressure (not loss) for max_incoming_bytes."""
 import os
+import socket
 import threading
 import time
 
@@ -202,3 +203,28 @@ def test_max_message_unix_fds(bus):
             os.close(fd)
     assert a.wait_closed(3), 'a message with too many fds was accepted'
     b.expect_nothing(lambda m: m.type == METHOD_CALL, 0.3)
+
+
+@config(limits={'max_outgoing_bytes': 100000})
+def test_max_outgoing_bytes(bus):
+    """Calls to a receiver whose queue is full are refused with
+    LimitsExceeded; the receiver stays and gets every call not refused."""
+    stuck, sender = bus.raw(), bus.raw()
+    stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    serials = [sender.send_call(stuck.unique_name, '/p', 'org.mssf.I', 'M',
+                                'us', [i, 'x' * 10000]) for i in range(200)]
+    refused = {}
+    deadline = time.monotonic() + 5
+    for m in sender.collect(1.0):
+        if m.type == ERROR:
+            refused[m.reply_serial] = m.error_name
+    assert set(refused.values()) == {LIMITS_EXCEEDED}, refused
+    assert len(refused) >= 100, '%d of 200 refused' % len(refused)
+    delivered = []
+    while len(delivered) + len(refused) < 200:
+        assert time.monotonic() < deadline, (len(delivered), len(refused))
+        m = stuck.wait_for(lambda m: m.type == METHOD_CALL, 5)
+        delivered.append(m.body[0])
+    expected = [i for i, s in enumerate(serials) if s not in refused]
+    assert delivered == expected, (delivered[:10], expected[:10])
+    assert not stuck.closed
