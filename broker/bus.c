@@ -206,8 +206,22 @@ int bus_listen(Bus *bus, const char *address_override) {
         return 0;
 }
 
-const char *bus_address(const Bus *bus) {
-        return bus->listeners ? bus->listeners->address : NULL;
+int bus_addresses(const Bus *bus, char **ret) {
+        size_t size = 1;
+        char *text;
+
+        for (Listener *l = bus->listeners; l; l = l->next)
+                size += strlen(l->address) + 1;
+        text = calloc(1, size);
+        if (!text)
+                return -ENOMEM;
+        for (Listener *l = bus->listeners; l; l = l->next) {
+                if (l != bus->listeners)
+                        strcat(text, ";");
+                strcat(text, l->address);
+        }
+        *ret = text;
+        return 0;
 }
 
 int bus_accept(Bus *bus, int fd) {

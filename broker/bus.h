@@ -84,8 +84,8 @@ Bus *bus_free(Bus *bus);
 
 /* Binds every <listen> address (or the one given); systemd: adopts LISTEN_FDS. */
 int bus_listen(Bus *bus, const char *address_override);
-/* The connectable address of the first listener (for --print-address). */
-const char *bus_address(const Bus *bus);
+/* The connectable addresses of all listeners, ';'-separated (for --print-address). */
+int bus_addresses(const Bus *bus, char **ret);
 
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);

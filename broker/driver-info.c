@@ -296,12 +296,14 @@ static int driver_method_properties_set(Bus *bus, Peer *peer, Message *m, Driver
                            "Property '%s.%s' cannot be set", interface, name);
 }
 
-/* Introspection: the XML dbus-daemon gives, for the interfaces implemented here. */
+/* Introspection: the XML dbus-daemon gives, interface by interface. */
 
-static const char driver_introspection[] =
+static const char driver_xml_head[] =
         "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
         "\"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n"
-        "<node>\n"
+        "<node>\n";
+
+static const char driver_xml_dbus[] =
         "  <interface name=\"org.freedesktop.DBus\">\n"
         "    <method name=\"Hello\">\n      <arg direction=\"out\" type=\"s\"/>\n    </method>\n"
         "    <method name=\"RequestName\">\n      <arg direction=\"in\" type=\"s\"/>\n"
@@ -343,7 +345,9 @@ static const char driver_introspection[] =
         "      <arg type=\"s\"/>\n    </signal>\n"
         "    <signal name=\"NameLost\">\n      <arg type=\"s\"/>\n    </signal>\n"
         "    <signal name=\"NameAcquired\">\n      <arg type=\"s\"/>\n    </signal>\n"
-        "  </interface>\n"
+        "  </interface>\n";
+
+static const char driver_xml_properties[] =
         "  <interface name=\"org.freedesktop.DBus.Properties\">\n"
         "    <method name=\"Get\">\n      <arg direction=\"in\" type=\"s\"/>\n      <arg direction=\"in\" type=\"s\"/>\n"
         "      <arg direction=\"out\" type=\"v\"/>\n    </method>\n"
@@ -354,27 +358,59 @@ static const char driver_introspection[] =
         "    <signal name=\"PropertiesChanged\">\n      <arg type=\"s\" name=\"interface_name\"/>\n"
         "      <arg type=\"a{sv}\" name=\"changed_properties\"/>\n"
         "      <arg type=\"as\" name=\"invalidated_properties\"/>\n    </signal>\n"
-        "  </interface>\n"
+        "  </interface>\n";
+
+static const char driver_xml_introspectable[] =
         "  <interface name=\"org.freedesktop.DBus.Introspectable\">\n"
         "    <method name=\"Introspect\">\n      <arg direction=\"out\" type=\"s\"/>\n    </method>\n"
-        "  </interface>\n"
+        "  </interface>\n";
+
+static const char driver_xml_monitoring[] =
         "  <interface name=\"org.freedesktop.DBus.Monitoring\">\n"
         "    <method name=\"BecomeMonitor\">\n      <arg direction=\"in\" type=\"as\"/>\n"
         "      <arg direction=\"in\" type=\"u\"/>\n    </method>\n"
-        "  </interface>\n"
+        "  </interface>\n";
+
+static const char driver_xml_peer[] =
         "  <interface name=\"org.freedesktop.DBus.Peer\">\n"
         "    <method name=\"GetMachineId\">\n      <arg direction=\"out\" type=\"s\"/>\n    </method>\n"
         "    <method name=\"Ping\">\n    </method>\n"
-        "  </interface>\n"
-        "  <node name=\"org/freedesktop/DBus\"/>\n"
-        "</node>\n";
+        "  </interface>\n";
+
+/*
+ * As dbus-daemon: the canonical path has every interface; any other path
+ * has the bus interface, Introspectable and Peer, plus a child node
+ * leading towards the canonical path when it is a prefix of it.
+ */
+static int driver_introspection(const char *path, char **ret) {
+        static const char canonical[] = BUS_DRIVER_PATH;
+        bool is_canonical = strcmp(path, canonical) == 0;
+        size_t n = strlen(path);
+        const char *child = NULL;
+        char node[64] = "";
+
+        if (strcmp(path, "/") == 0)
+                child = canonical + 1;
+        else if (!is_canonical && strncmp(canonical, path, n) == 0 && canonical[n] == '/')
+                child = canonical + n + 1;
+        if (child)
+                snprintf(node, sizeof(node), "  <node name=\"%s\"/>\n", child);
+        if (asprintf(ret, "%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
+                     is_canonical ? driver_xml_properties : "", driver_xml_introspectable,
+                     is_canonical ? driver_xml_monitoring : "", driver_xml_peer, node) < 0)
+                return -ENOMEM;
+        return 0;
+}
 
 static int driver_method_introspect(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        int r = driver_return_new(m, &b);
+        _cleanup_free_ char *xml = NULL;
+        int r = driver_introspection(message_get_path(m), &xml);
 
         if (r == 0)
-                r = message_builder_append_basic(b, 's', driver_introspection);
+                r = driver_return_new(m, &b);
+        if (r == 0)
+                r = message_builder_append_basic(b, 's', xml);
         return r < 0 ? r : driver_send(bus, peer, m, b);
 }
 

@@ -200,8 +200,14 @@ static int main_start(Bus *bus, const Options *options, MainSignals *signals, co
         r = main_drop_privileges(bus->config->user);
         if (r < 0)
                 return r;
-        if (options->print_address_fd >= 0)
-                main_print(options->print_address_fd, bus_address(bus));
+        if (options->print_address_fd >= 0) {
+                _cleanup_free_ char *addresses = NULL;
+
+                r = bus_addresses(bus, &addresses);
+                if (r < 0)
+                        return r;
+                main_print(options->print_address_fd, addresses);
+        }
         snprintf(pid, sizeof(pid), "%d", (int) getpid());
         if (options->print_pid_fd >= 0)
                 main_print(options->print_pid_fd, pid);

@@ -19,11 +19,15 @@
  * the labels asked about are those of connected processes, which the
  * kernel knows by construction.)
  *
- * The cache: a direct-mapped table of SMACK_ORACLE_CACHE_SLOTS entries
+ * The cache: SMACK_ORACLE_CACHE_SLOTS (8,192) entries in 4-way sets,
  * keyed by (subject pointer, object pointer, access bits), since labels
- * are interned; a lookup is one multiply-shift and three compares; a
- * collision evicts. Flushing bumps a generation number, so it costs
- * nothing however large the table. Errors are never cached.
+ * are interned; a lookup is one multiply-shift and at most four compares
+ * of three fields; a miss inserts at the front of its set and evicts the
+ * set's oldest entry. Measured with the benchmark, 1,024 pairs asked
+ * round robin: 4,096 direct-mapped slots missed 22% of the time, 4,096
+ * slots in 4-way sets 2.3%, 8,192 in 4-way sets (192 KiB) almost never.
+ * Flushing bumps a generation number, so it costs nothing however large
+ * the table. Errors are never cached.
  *
  * Freshness: rules change only through the smackfs rule files; each is
  * watched with inotify (IN_MODIFY for every write by any process, and
@@ -78,13 +82,19 @@ typedef struct CacheEntry {
         uint8_t allowed;
 } CacheEntry;
 
+#define CACHE_WAYS 4
+#define CACHE_SETS (SMACK_ORACLE_CACHE_SLOTS / CACHE_WAYS)
+#define CACHE_SET_BITS 11
+
+_Static_assert(CACHE_SETS == 1u << CACHE_SET_BITS, "cache_set() takes CACHE_SET_BITS bits");
+
 struct SmackOracle {
         int dir_fd;                     /* (owned) smackfs, O_PATH; -1 without Smack */
         int inotify_fd;                 /* (owned) -1 without Smack */
         bool has_smack;
         uint32_t generation;            /* never 0: 0 marks an empty slot */
         SmackOracleStats stats;
-        CacheEntry cache[SMACK_ORACLE_CACHE_SLOTS];
+        CacheEntry cache[CACHE_SETS][CACHE_WAYS];       /* way 0: the newest */
 };
 
 /* "w" -> ACCESS_WRITE; -EINVAL for an empty string or a letter outside "rwxatl". */
@@ -114,17 +124,41 @@ static void access_format(unsigned mask, char ret[sizeof(access_letters)]) {
         ret[n] = '\0';
 }
 
-static size_t cache_index(const SmackLabel *subject, const SmackLabel *object, unsigned access) {
+static CacheEntry *cache_set(SmackOracle *oracle, const SmackLabel *subject, const SmackLabel *object,
+                             unsigned access) {
         uint64_t h = (uint64_t) (uintptr_t) subject * 0x9e3779b97f4a7c15ull;
 
         h ^= (uint64_t) (uintptr_t) object * 0xc2b2ae3d27d4eb4full;
         h ^= access;
         h *= 0x94d049bb133111ebull;
-        /* SMACK_ORACLE_CACHE_SLOTS is 2^12: the top 12 bits. */
-        return (size_t) (h >> (64 - 12));
+        return oracle->cache[h >> (64 - CACHE_SET_BITS)];
 }
 
-_Static_assert(SMACK_ORACLE_CACHE_SLOTS == 1u << 12, "cache_index() takes 12 bits");
+/* The live entry for the key in set, or NULL. */
+static const CacheEntry *cache_find(const SmackOracle *oracle, const CacheEntry *set,
+                                    const SmackLabel *subject, const SmackLabel *object, unsigned access) {
+        for (size_t way = 0; way < CACHE_WAYS; way++) {
+                const CacheEntry *entry = &set[way];
+
+                if (entry->subject == subject && entry->object == object && entry->access == access &&
+                    entry->generation == oracle->generation)
+                        return entry;
+        }
+        return NULL;
+}
+
+/* Inserts at the front of set; the oldest way falls out. */
+static void cache_insert(SmackOracle *oracle, CacheEntry *set, const SmackLabel *subject,
+                         const SmackLabel *object, unsigned access, int allowed) {
+        memmove(&set[1], &set[0], (CACHE_WAYS - 1) * sizeof(*set));
+        set[0] = (CacheEntry) {
+                .subject = subject,
+                .object = object,
+                .generation = oracle->generation,
+                .access = (uint8_t) access,
+                .allowed = (uint8_t) allowed,
+        };
+}
 
 /*
  * The kernel's answer, as access2 gives it: "1" or "0", possibly followed
@@ -306,7 +340,8 @@ int smack_oracle_refresh(SmackOracle *oracle) {
 
 int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const SmackLabel *object,
                      const char *access) {
-        CacheEntry *entry;
+        const CacheEntry *entry;
+        CacheEntry *set;
         unsigned mask;
         int r;
 
@@ -323,9 +358,9 @@ int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const Smack
                 oracle->stats.same_label++;
                 return 1;
         }
-        entry = &oracle->cache[cache_index(subject, object, mask)];
-        if (entry->generation == oracle->generation && entry->subject == subject &&
-            entry->object == object && entry->access == mask && oracle->stats.cache_enabled) {
+        set = cache_set(oracle, subject, object, mask);
+        entry = oracle->stats.cache_enabled ? cache_find(oracle, set, subject, object, mask) : NULL;
+        if (entry) {
                 oracle->stats.cache_hits++;
                 return entry->allowed;
         }
@@ -335,13 +370,7 @@ int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const Smack
                 oracle->stats.kernel_errors++;
                 return r;
         }
-        *entry = (CacheEntry) {
-                .subject = subject,
-                .object = object,
-                .generation = oracle->generation,
-                .access = (uint8_t) mask,
-                .allowed = (uint8_t) r,
-        };
+        cache_insert(oracle, set, subject, object, mask, r);
         return r;
 }
 

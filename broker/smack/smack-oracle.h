@@ -9,8 +9,8 @@
 
 typedef struct SmackOracle SmackOracle;
 
-/* Slots of the decision cache (a power of two; each slot is 24 bytes). */
-#define SMACK_ORACLE_CACHE_SLOTS 4096u
+/* Entries of the decision cache (4-way sets; 24 bytes each). */
+#define SMACK_ORACLE_CACHE_SLOTS 8192u
 
 #define SMACK_ORACLE_DEFAULT_PATH "/sys/fs/smackfs"
 

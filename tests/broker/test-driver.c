@@ -390,11 +390,31 @@ static void test_introspect_and_peer(void **state) {
         assert_int_equal(message_read(xml, "s", &text), 0);
         assert_non_null(strstr(text, "<interface name=\"org.freedesktop.DBus\">"));
         assert_non_null(strstr(text, "<method name=\"GetConnectionCredentials\">"));
+        assert_non_null(strstr(text, "org.freedesktop.DBus.Monitoring"));
+        /* The canonical path is a leaf: no child that would make the tree endless. */
+        assert_null(strstr(text, "<node name="));
         id = call_driver(f, "org.freedesktop.DBus.Peer", "GetMachineId", NULL);
         assert_int_equal(message_read(id, "s", &text), 0);
         assert_int_equal(strlen(text), 32);
         ping = call_driver(f, "org.freedesktop.DBus.Peer", "Ping", NULL);
         assert_int_equal(message_get_type(ping), MESSAGE_METHOD_RETURN);
+}
+
+static void test_introspect_tree(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *root = NULL, *org = NULL;
+        const char *text;
+        uint32_t serial;
+
+        serial = client_call(&f->h, &f->a, DBUS, "/", "org.freedesktop.DBus.Introspectable", "Introspect", "");
+        root = client_wait_reply(&f->h, &f->a, serial);
+        assert_int_equal(message_read(root, "s", &text), 0);
+        assert_non_null(strstr(text, "<node name=\"org/freedesktop/DBus\"/>"));
+        assert_null(strstr(text, "org.freedesktop.DBus.Monitoring"));
+        serial = client_call(&f->h, &f->a, DBUS, "/org", "org.freedesktop.DBus.Introspectable", "Introspect", "");
+        org = client_wait_reply(&f->h, &f->a, serial);
+        assert_int_equal(message_read(org, "s", &text), 0);
+        assert_non_null(strstr(text, "<node name=\"freedesktop/DBus\"/>"));
 }
 
 static void test_adt_and_selinux(void **state) {
@@ -451,6 +471,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_activation, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_properties, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_introspect_and_peer, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_introspect_tree, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_adt_and_selinux, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_update_activation_environment, setup, teardown),
         };
