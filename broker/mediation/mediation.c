@@ -224,13 +224,16 @@ int mediation_check_message(const MediationPeer *sender, const MediationPeer *re
                 return -EINVAL;
         }
         mediation_subject_init(&subject, sender, receiver, m);
+
+        /* The ladder, in DESIGN.md's order (busconfig ran before); the first denial ends it. */
         if (subject.type == MESSAGE_INVALID)
-                return mediation_verdict_deny_error(ret, &subject, -EBADMSG, "message type",
-                                                    label_text(peer_label(sender, oracle)));
-        r = check_smack(sender, receiver, &subject, expected_reply, oracle, ret);
-        if (r != 0)
-                return r;
-        return check_tokens(sender, receiver, m, &subject, db, oracle, ret);
+                /* 0. A type this code does not know cannot be judged. */
+                r = mediation_verdict_deny_error(ret, &subject, -EBADMSG, "message type",
+                                                 label_text(peer_label(sender, oracle)));
+        else if ((r = check_smack(sender, receiver, &subject, expected_reply, oracle, ret)) == 0)
+                /* 1. Smack allowed (or did not apply): 2. tokens. */
+                r = check_tokens(sender, receiver, m, &subject, db, oracle, ret);
+        return r;
 }
 
 int mediation_check_own(const MediationPeer *peer, const char *name, const PolicyDb *db,

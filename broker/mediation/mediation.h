@@ -23,7 +23,7 @@ enum {
  * borrowed.
  */
 typedef struct MediationPeer {
-        const SmackLabel *label;        /* (nullable) from SO_PEERSEC; NULL without an LSM label */
+        const SmackLabel *label;        /* (nullable) SO_PEERSEC, interned; ignored without Smack */
         const char *unique_name;        /* ":1.42" */
         const char *const *names;       /* well-known names it owns or is queued for */
         size_t n_names;
