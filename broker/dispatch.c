@@ -119,7 +119,10 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
         MediateVerdict verdict;
 
-        if (peer->dead || mediate_message(NULL, peer, m, &verdict) != 0)
+        if (peer->dead)
+                return 0;
+        if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
+                            MEDIATE_ROUTE_UNICAST, &verdict) != 0)
                 return 0;
         bus_monitors_capture(bus, m, NULL);
         (void) bus_queue(peer, m, NULL);
@@ -139,7 +142,8 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
 
         if (recipient->dead || recipient->monitor)
                 return 0;
-        if (mediate_message(broadcast->sender, recipient, broadcast->m, &verdict) != 0)
+        if (mediate_message(broadcast->sender, recipient, broadcast->m,
+                            eavesdrop ? MEDIATE_ROUTE_EAVESDROP : MEDIATE_ROUTE_BROADCAST, &verdict) != 0)
                 return 0;
         /* A recipient over quota or without fd support just misses a broadcast. */
         (void) bus_queue(recipient, broadcast->m, broadcast->sender);
@@ -175,11 +179,15 @@ static int dispatch_no_destination(Bus *bus, Peer *sender, Message *m, const cha
                                "Name \"%s\" does not exist", destination);
 }
 
-/* Replies go only where a slot says one is expected, once. */
-static int dispatch_check_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+static bool dispatch_is_reply(Message *m) {
         uint8_t type = message_get_type(m);
 
-        if (type != MESSAGE_METHOD_RETURN && type != MESSAGE_ERROR)
+        return type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR;
+}
+
+/* Replies go only where a slot says one is expected, once. */
+static int dispatch_check_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+        if (!dispatch_is_reply(m))
                 return 0;
         if (reply_registry_take(bus->replies, &recipient->replies, &sender->replies,
                                 message_get_reply_serial(m)) != 0)
@@ -232,7 +240,8 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
                 return dispatch_no_destination(bus, sender, m, destination);
         if (dispatch_check_reply(bus, sender, recipient, m))
                 return 0;
-        if (mediate_message(sender, recipient, m, &verdict) != 0)
+        if (mediate_message(sender, recipient, m, dispatch_is_reply(m) ? MEDIATE_ROUTE_REPLY :
+                            MEDIATE_ROUTE_UNICAST, &verdict) != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         if (dispatch_expects_reply(m)) {
                 r = dispatch_expect_reply(bus, sender, recipient, m);
@@ -243,6 +252,14 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
         return dispatch_broadcast(bus, sender, recipient, m);
+}
+
+static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
+        MediateVerdict verdict;
+
+        if (mediate_message(sender, NULL, m, MEDIATE_ROUTE_UNICAST, &verdict) != 0)
+                return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
+        return driver_dispatch(bus, sender, m);
 }
 
 static int dispatch_stamp(Peer *sender, Message *m) {
@@ -274,7 +291,7 @@ int bus_dispatch(Peer *sender, Message *message) {
 
         destination = message_get_destination(m);
         if (destination && strcmp(destination, BUS_DRIVER_NAME) == 0)
-                return driver_dispatch(bus, sender, m);
+                return dispatch_to_driver(bus, sender, m);
         if (destination)
                 return dispatch_unicast(bus, sender, m, destination);
         return dispatch_broadcast(bus, sender, NULL, m);

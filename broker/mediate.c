@@ -2,9 +2,11 @@
  * The mediation seam. Every message the bus routes passes through
  * mediate_message() exactly once per recipient: unicast method calls and
  * signals, each recipient of a broadcast (match rules, eavesdroppers),
- * and every expected reply or error on its way back. Messages to the bus
- * driver pass with receiver == NULL, messages from it with sender ==
- * NULL.
+ * and every expected reply or error on its way back, each with its route
+ * (MediateRoute: dbus-daemon's rules treat requested replies and
+ * eavesdropping apart). Messages to the bus driver pass with receiver ==
+ * NULL, messages from it with sender == NULL. Monitors' copies do not
+ * pass: a monitor is privileged and sees what the bus routes.
  *
  * Today the seam implements no rule: the busconfig send/receive policy
  * and the Smack/token mediation of DESIGN.md ("Mediation, message by
@@ -17,7 +19,7 @@
 
 #include "mediate.h"
 
-int mediate_message(const Peer *sender, const Peer *receiver, Message *m,
+int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict) {
         memset(ret_verdict, 0, sizeof(*ret_verdict));
         return 0;

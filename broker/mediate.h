@@ -10,6 +10,14 @@ enum {
         MEDIATE_E_DENIED = 1,   /* see MediateVerdict */
 };
 
+/* How the message reaches this receiver (busconfig rules depend on it). */
+typedef enum MediateRoute {
+        MEDIATE_ROUTE_UNICAST,          /* addressed to the receiver (or the driver) */
+        MEDIATE_ROUTE_REPLY,            /* an expected reply or error, to its caller */
+        MEDIATE_ROUTE_BROADCAST,        /* a match rule selected the receiver */
+        MEDIATE_ROUTE_EAVESDROP,        /* addressed to someone else; the receiver eavesdrops */
+} MediateRoute;
+
 typedef struct MediateVerdict {
         int error;              /* a BusError for the sender when denied */
         char text[256];         /* the error text naming the rule that denied */
@@ -21,5 +29,5 @@ typedef struct MediateVerdict {
  * to allow, or MEDIATE_E_DENIED with *ret_verdict filled. Pure: no I/O,
  * no logging.
  */
-int mediate_message(const Peer *sender, const Peer *receiver, Message *m,
+int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict);
