@@ -89,11 +89,13 @@ void fake_smackfs_grant(FakeSmackfs *fake, const char *subject, const char *obje
         fake_smackfs_revoke(fake, subject, object);
         if (fake->n_rules >= sizeof(fake->rules) / sizeof(fake->rules[0]))
                 abort();
-        snprintf(fake->rules[fake->n_rules++], sizeof(fake->rules[0]), "%s %s %s", subject, object, access);
+        if ((size_t) snprintf(fake->rules[fake->n_rules++], sizeof(fake->rules[0]), "%s %s %s", subject, object,
+                              access) >= sizeof(fake->rules[0]))
+                abort();
 }
 
 void fake_smackfs_revoke(FakeSmackfs *fake, const char *subject, const char *object) {
-        char prefix[600];
+        char prefix[300];
 
         snprintf(prefix, sizeof(prefix), "%s %s ", subject, object);
         for (size_t i = 0; i < fake->n_rules; i++)
@@ -125,7 +127,8 @@ static bool is_access2(int fd) {
 
 /* The fake kernel's decision for "subject object access": 1, 0, or -EINVAL. */
 static int fake_decide(const char *request) {
-        char subject[300], object[300], access[16], rest[2];
+        char subject[300], object[300], access[16], rest[2], prefix[610];
+        size_t length;
         int n;
 
         /* Exactly three words, single spaces. */
@@ -138,13 +141,14 @@ static int fake_decide(const char *request) {
                 return 0;
         if (strcmp(subject, object) == 0)
                 return 1;
+        snprintf(prefix, sizeof(prefix), "%s %s ", subject, object);
+        length = strlen(prefix);
         for (size_t i = 0; i < active->n_rules; i++) {
-                char rule_subject[300], rule_object[300], rule_access[16];
+                const char *rule_access;
 
-                if (sscanf(active->rules[i], "%299s %299s %15s", rule_subject, rule_object, rule_access) != 3)
+                if (strncmp(active->rules[i], prefix, length) != 0)
                         continue;
-                if (strcmp(rule_subject, subject) != 0 || strcmp(rule_object, object) != 0)
-                        continue;
+                rule_access = active->rules[i] + length;
                 for (const char *c = access; *c; c++)
                         if (!strchr(rule_access, *c))
                                 return 0;

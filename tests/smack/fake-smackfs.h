@@ -28,7 +28,7 @@ typedef struct FakeSmackfs {
         FakeAnswer answer;
         unsigned questions;             /* access2 questions answered */
         char last_request[1024];        /* the last question, as written */
-        char rules[64][600];            /* "subject object access" */
+        char rules[4096][128];          /* "subject object access" (short labels only) */
         size_t n_rules;
 } FakeSmackfs;
 

@@ -356,6 +356,63 @@ static void test_eviction(void **state) {
         assert_true(stats(f->oracle).cache_hits + stats(f->oracle).kernel_queries == 20000);
 }
 
+/*
+ * 200,000 random steps (questions, grants and revocations written to a
+ * rule file, refreshes) over 10,000 label pairs and three accesses: more
+ * keys than slots, so entries are evicted all the time. After each
+ * refresh every answer must be the kernel's current one.
+ */
+static void test_random_against_kernel(void **state) {
+        static const char *const accesses[] = { "r", "w", "rw" };
+        static const unsigned access_bits[] = { 1, 2, 3 };
+        enum { N = 100 };
+        Fixture *f = *state;
+        static const SmackLabel *subjects[N], *objects[N];
+        static unsigned char model[N][N];       /* bit 0 r, bit 1 w */
+        uint64_t seed = 0x2545f4914f6cdd1dull;
+        char text[32];
+
+        for (int i = 0; i < N; i++) {
+                snprintf(text, sizeof(text), "rs%d", i);
+                subjects[i] = label(text);
+                snprintf(text, sizeof(text), "ro%d", i);
+                objects[i] = label(text);
+        }
+        for (int step = 0; step < 200000; step++) {
+                unsigned s, o, kind;
+
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s = (unsigned) (seed % N);
+                o = (unsigned) ((seed >> 16) % N);
+                kind = (unsigned) ((seed >> 32) % 100);
+                if (kind < 2) {
+                        /* A rule change, as mssf-policy writes it; the bus refreshes before its next batch. */
+                        unsigned bits = (unsigned) ((seed >> 40) % 4);
+                        char rule[64];
+
+                        snprintf(text, sizeof(text), "rs%u", s);
+                        snprintf(rule, sizeof(rule), "ro%u", o);
+                        if (bits == 0)
+                                fake_smackfs_revoke(f->fake, text, rule);
+                        else
+                                fake_smackfs_grant(f->fake, text, rule, bits == 1 ? "r" : bits == 2 ? "w" : "rw");
+                        model[s][o] = (unsigned char) bits;
+                        fake_smackfs_write_file(f->fake, "load2", "x");
+                        assert_int_equal(smack_oracle_refresh(f->oracle), 1);
+                } else {
+                        unsigned a = (unsigned) ((seed >> 40) % 3);
+                        int expected = (model[s][o] & access_bits[a]) == access_bits[a];
+
+                        if (smack_has_access(f->oracle, subjects[s], objects[o], accesses[a]) != expected)
+                                fail_msg("step %d: rs%u ro%u %s: expected %d", step, s, o, accesses[a], expected);
+                }
+        }
+        assert_int_equal(stats(f->oracle).kernel_errors, 0);
+        assert_true(stats(f->oracle).cache_hits > 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_no_smack),
@@ -369,6 +426,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_random_against_kernel, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
