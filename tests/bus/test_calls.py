@@ -271,3 +271,16 @@ def test_caller_gone_before_reply(bus):
     b.collect(0.3)
     assert not b.closed
     assert check_reply(b.bus_call('GetId'))
+
+
+def test_call_without_destination(bus):
+    """A method call with no destination is for the bus itself, not a
+    broadcast: the caller gets an error reply (dbus-daemon answers
+    UnknownMethod), and no other client sees the call."""
+    a, w = bus.raw(), bus.raw()
+    w.add_match("type='method_call'")
+    serial = a.send_call(None, '/org/mssf/Nowhere', 'org.mssf.I', 'Lost')
+    reply = a.wait_for(is_reply(serial), 3)
+    assert reply.type == ERROR and reply.error_name == \
+        'org.freedesktop.DBus.Error.UnknownMethod', reply
+    w.expect_nothing(is_call('Lost'), 0.3)

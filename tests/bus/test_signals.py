@@ -259,3 +259,15 @@ def test_fan_out_in_order(bus):
                                      m.member == 'Tick').body[0])
         assert got == list(range(100)), (n, got)
         conn.expect_nothing(lambda m: m.member == 'Tick', 0.02)
+
+
+def test_unicast_signal_to_missing_name(bus):
+    """dbus-daemon answers a unicast signal to a name nobody owns with
+    ServiceUnknown, and delivers it to nobody."""
+    e, listener = bus.raw(), bus.raw()
+    listener.add_match("type='signal',interface='%s'" % IFACE)
+    emit(e, 'Nowhere', 'x', dest='org.mssf.Nobody')
+    errors = [m for m in e.collect(0.5) if m.type == ERROR]
+    assert [m.error_name for m in errors] == \
+        ['org.freedesktop.DBus.Error.ServiceUnknown'], errors
+    assert signals_from(listener, e, 0.1) == []
