@@ -66,6 +66,9 @@
  *  - The Properties arguments are read only for Get and Set; GetAll, and
  *    PropertiesChanged, GetManagedObjects and InterfacesAdded are the
  *    bus's filtering job (policy_db_check_property), per property.
+ *  - A connection receiving its own signal (sender == receiver, the same
+ *    connection) is not token-checked: nothing flows to anyone else.
+ *    Another connection with the same label is checked like any other.
  *  - Messages from the driver (NameOwnerChanged, replies) are not
  *    mediated here; signals the driver emits name no protected member.
  *  - Counting is the caller's (mediation_counters_record()); this code
@@ -180,6 +183,8 @@ static int check_tokens(const MediationPeer *sender, const MediationPeer *receiv
 
         if (!db || !sender || !receiver || subject->is_reply)
                 return 0;
+        if (sender == receiver)
+                return 0;       /* a connection hearing itself learns nothing */
         if (subject->type == MESSAGE_METHOD_CALL) {
                 holder = receiver;      /* the destination's names, the caller's tokens */
                 asker = sender;

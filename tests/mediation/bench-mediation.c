@@ -83,6 +83,13 @@ static void bench_token(void *userdata, long iterations) {
                 sink += smack_has_token(b->oracle, b->subjects[0], "Cellular");
 }
 
+static void bench_refresh(void *userdata, long iterations) {
+        OracleBench *b = userdata;
+
+        for (long i = 0; i < iterations; i++)
+                sink += smack_oracle_refresh(b->oracle);
+}
+
 typedef struct MessageBench {
         const MediationPeer *sender;
         const MediationPeer *receiver;
@@ -198,6 +205,7 @@ int main(int argc, char **argv) {
         run("smack_has_access, cached, one pair", bench_one_pair, &ob, iterations * 5);
         run("smack_has_access, cached, 1024 pairs round robin", bench_many_pairs, &ob, iterations * 5);
         run("smack_has_token, cached (token looked up by name)", bench_token, &ob, iterations * 5);
+        run("smack_oracle_refresh, nothing pending (one read)", bench_refresh, &ob, iterations / 10);
 
         {
                 MessageBench cases[] = {

@@ -273,6 +273,11 @@ static const Case cases[] = {
         { "unicast protected signal", CELLULAR, APP, SIGNAL_(CELLULAR_IFACE, "CallStarted"), .destination = ":1.10",
           .reason = MEDIATION_REASON_TOKEN, .token = "Cellular" },
         { "uncovered signal is open", CELLULAR, APP, SIGNAL_(CELLULAR_IFACE, "SignalStrength") },
+        { "a protected signal back to its own sender", CELLULAR, CELLULAR, SIGNAL_(CELLULAR_IFACE, "CallStarted") },
+        { "same label, another connection: tokens apply", CELLULAR, CELLULAR_QUEUED,
+          SIGNAL_(CELLULAR_IFACE, "CallStarted"), .reason = MEDIATION_REASON_TOKEN,
+          .text = "Rejected: label \"cellular-daemon\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "to receive signal org.mssf.Cellular.CallStarted" },
         { "signal from an undeclared sender", PLAIN, APP, SIGNAL_(CELLULAR_IFACE, "CallStarted"),
           .reason = MEDIATION_REASON_SMACK,
           .text = "Rejected: label \"plain-daemon\" lacks Smack access \"plain-daemon untrusted-app w\" to send "

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "smack-oracle.h"
@@ -160,6 +161,37 @@ static void test_special_labels(SmackOracle *oracle) {
         }
 }
 
+static double now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+/* Figures only (UML system calls are much slower than a real kernel's). */
+static void measure(SmackOracle *oracle) {
+        const SmackLabel *apple = label("UmlApple"), *orange = label("UmlOrange");
+        double start;
+
+        start = now_ns();
+        for (int i = 0; i < 200; i++) {
+                smack_oracle_flush(oracle);
+                if (smack_has_access(oracle, apple, orange, "w") < 0)
+                        abort();
+        }
+        printf("# a question to the kernel (access2 transaction), under UML: %.1f us\n",
+               (now_ns() - start) / 200 / 1000);
+        start = now_ns();
+        for (int i = 0; i < 1000000; i++)
+                if (smack_has_access(oracle, apple, orange, "w") < 0)
+                        abort();
+        printf("# a cached answer, under UML: %.1f ns\n", (now_ns() - start) / 1000000);
+        start = now_ns();
+        for (int i = 0; i < 1000; i++)
+                smack_oracle_refresh(oracle);
+        printf("# smack_oracle_refresh() with nothing pending, under UML: %.1f us\n", (now_ns() - start) / 1000 / 1000);
+}
+
 int main(void) {
         SmackOracle *oracle = NULL;
         SmackOracleStats stats;
@@ -178,6 +210,7 @@ int main(void) {
         test_rules(oracle);
         test_tokens(oracle);
         test_special_labels(oracle);
+        measure(oracle);
 
         smack_oracle_get_stats(oracle, &stats);
         check("no kernel errors", 0, (long) stats.kernel_errors);
