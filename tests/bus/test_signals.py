@@ -271,3 +271,29 @@ def test_unicast_signal_to_missing_name(bus):
     assert [m.error_name for m in errors] == \
         ['org.freedesktop.DBus.Error.ServiceUnknown'], errors
     assert signals_from(listener, e, 0.1) == []
+
+
+def test_match_rule_syntax(bus):
+    """What dbus-daemon's rule parser accepts and refuses."""
+    a = bus.raw()
+    accepted = ["type='signal',", 'type=signal', "arg0=''", '',
+                'destination=:1.0', 'eavesdrop=true', "eavesdrop='false'",
+                "arg63='x'", "path_namespace='/'",
+                "sender='org.freedesktop.DBus'"]
+    refused = {
+        "type = 'signal'": 'MatchRuleInvalid',
+        "path='/a',path_namespace='/a'": 'MatchRuleInvalid',
+        "arg0path='/a',arg0='b'": 'MatchRuleInvalid',
+        "path='/a/'": 'MatchRuleInvalid',
+        "arg3namespace='a.b'": 'MatchRuleInvalid',
+        "type='signal',,member='x'": 'MatchRuleInvalid',
+        "member='x'" + ",arg1='y'" * 10: 'MatchRuleInvalid',
+        "arg0='%s'" % ('x' * 2000): 'LimitsExceeded',
+    }
+    for rule in accepted:
+        reply = a.bus_call('AddMatch', 's', [rule])
+        assert reply.type != ERROR, (rule, reply)
+    for rule, error in refused.items():
+        reply = a.bus_call('AddMatch', 's', [rule])
+        assert reply.type == ERROR and reply.error_name == \
+            'org.freedesktop.DBus.Error.' + error, (rule[:60], reply)
