@@ -247,6 +247,60 @@ int testlib_interfaces_added(const char *path, const char *interfaces, Message *
         return message_builder_finish(b, ret);
 }
 
+/* Written byte by byte: the wire builder only writes little endian. */
+size_t testlib_big_endian_get_all(uint8_t buf[static 512]) {
+        size_t n = 0, fields_start, body_start, array_start, elements, inner_length, inner_start;
+
+#define ALIGN(a) do { while (n % (a)) buf[n++] = 0; } while (0)
+#define U32(v) do { uint32_t _v = (v); ALIGN(4); buf[n++] = _v >> 24; buf[n++] = _v >> 16; \
+                    buf[n++] = _v >> 8; buf[n++] = _v; } while (0)
+#define STR(s) do { U32(strlen(s)); memcpy(buf + n, s, strlen(s) + 1); n += strlen(s) + 1; } while (0)
+#define SIG(s) do { buf[n++] = strlen(s); memcpy(buf + n, s, strlen(s) + 1); n += strlen(s) + 1; } while (0)
+#define FIELD(code, sig) do { ALIGN(8); buf[n++] = (code); SIG(sig); } while (0)
+        buf[n++] = 'B';
+        buf[n++] = MESSAGE_METHOD_RETURN;
+        buf[n++] = MESSAGE_FLAG_NO_AUTO_START;
+        buf[n++] = 1;
+        U32(0);                 /* body length, below */
+        U32(7);                 /* serial */
+        U32(0);                 /* header fields length, below */
+        fields_start = n;
+        FIELD(5, "u");
+        U32(3);
+        FIELD(6, "s");
+        STR(":1.9");
+        FIELD(7, "s");
+        STR(":1.7");
+        FIELD(8, "g");
+        SIG("a{sv}");
+        elements = n - fields_start;
+        buf[12] = elements >> 24, buf[13] = elements >> 16, buf[14] = elements >> 8, buf[15] = elements;
+        ALIGN(8);
+        body_start = n;
+        U32(0);                 /* array length, below */
+        ALIGN(8);
+        array_start = n;
+        ALIGN(8); STR("A"); SIG("u"); U32(7);
+        ALIGN(8); STR("Secret"); SIG("s"); STR("hidden");
+        ALIGN(8); STR("Nested"); SIG("a{sv}"); U32(0);
+        inner_length = n - 4;
+        ALIGN(8);
+        inner_start = n;
+        STR("inner"); SIG("i"); U32(0xffffffff);
+        buf[inner_length + 3] = (uint8_t) (n - inner_start);
+        elements = n - array_start;
+        buf[body_start] = elements >> 24, buf[body_start + 1] = elements >> 16;
+        buf[body_start + 2] = elements >> 8, buf[body_start + 3] = elements;
+        elements = n - body_start;
+        buf[4] = elements >> 24, buf[5] = elements >> 16, buf[6] = elements >> 8, buf[7] = elements;
+        return n;
+#undef ALIGN
+#undef U32
+#undef STR
+#undef SIG
+#undef FIELD
+}
+
 static bool field_matches(const char *pattern, size_t n, const char *value) {
         char glob[256];
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "message.h"
 #include "propfilter.h"
@@ -25,6 +27,13 @@ int testlib_managed_objects_reply(const char *objects, Message **ret);
 int testlib_properties_changed(const char *path, const char *interface, const char *changed,
                                const char *invalidated, Message **ret);
 int testlib_interfaces_added(const char *path, const char *interfaces, Message **ret);
+
+/*
+ * A big-endian GetAll reply (serial 7, reply serial 3, NO_AUTO_START, :1.7
+ * to :1.9), made by hand: "A" u 7, "Secret" s "hidden", "Nested" a{sv}
+ * {"inner" i -1}. Returns its size (below 512).
+ */
+size_t testlib_big_endian_get_all(uint8_t buf[static 512]);
 
 /*
  * A PropfilterVisible. hidden: NULL-terminated patterns "path|interface|property",

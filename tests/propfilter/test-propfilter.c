@@ -238,6 +238,18 @@ static void test_interfaces_added_protected_but_visible(void **state) {
         check_filtered(in, NULL, HIDE("*|org.ex.A|-", "*|*|P"), kept);
 }
 
+/* The only thing hidden is an interface without properties: the scan must see it. */
+static void test_only_an_empty_interface_hidden(void **state) {
+        _cleanup_(message_unrefp) Message *in = NULL, *kept = NULL, *objects = NULL, *bare = NULL;
+
+        assert_int_equal(testlib_interfaces_added("/o", "org.ex.A=P;org.ex.C=", &in), 0);
+        assert_int_equal(testlib_interfaces_added("/o", "org.ex.A=P", &kept), 0);
+        check_filtered(in, NULL, HIDE("*|org.ex.C|-"), kept);
+        assert_int_equal(testlib_managed_objects_reply("/a:org.ex.A=P|/c:org.ex.C=", &objects), 0);
+        assert_int_equal(testlib_managed_objects_reply("/a:org.ex.A=P", &bare), 0);
+        check_filtered(objects, &managed_objects_call, HIDE("*|org.ex.C|-"), bare);
+}
+
 static void test_managed_objects(void **state) {
         _cleanup_(message_unrefp) Message *in = NULL, *some = NULL, *bare = NULL, *none = NULL;
         const char *objects = "/a:org.ex.A=P,Nested;org.ex.B=Q|/b:org.ex.B=Q,R|/c:|/d:org.ex.D=";
@@ -316,65 +328,11 @@ static void test_many_properties(void **state) {
                                       "*|*|P3??", "*|*|P4??", "*|*|P5??", "*|*|P60?", "*|*|P610"), last);
 }
 
-/* A GetAll reply of a{sv}, hand-made big endian: "A" u 7, "Secret" s, "Nested" a{sv}. */
-static size_t big_endian_get_all(uint8_t *buf) {
-        size_t n = 0, fields_start, body_start, array_start, elements, inner_length, inner_start;
-
-#define ALIGN(a) do { while (n % (a)) buf[n++] = 0; } while (0)
-#define U32(v) do { uint32_t _v = (v); ALIGN(4); buf[n++] = _v >> 24; buf[n++] = _v >> 16; \
-                    buf[n++] = _v >> 8; buf[n++] = _v; } while (0)
-#define STR(s) do { U32(strlen(s)); memcpy(buf + n, s, strlen(s) + 1); n += strlen(s) + 1; } while (0)
-#define SIG(s) do { buf[n++] = strlen(s); memcpy(buf + n, s, strlen(s) + 1); n += strlen(s) + 1; } while (0)
-#define FIELD(code, sig) do { ALIGN(8); buf[n++] = (code); SIG(sig); } while (0)
-        buf[n++] = 'B';
-        buf[n++] = MESSAGE_METHOD_RETURN;
-        buf[n++] = MESSAGE_FLAG_NO_AUTO_START;
-        buf[n++] = 1;
-        U32(0);                 /* body length, below */
-        U32(7);                 /* serial */
-        U32(0);                 /* header fields length, below */
-        fields_start = n;
-        FIELD(5, "u");
-        U32(3);
-        FIELD(6, "s");
-        STR(":1.9");
-        FIELD(7, "s");
-        STR(":1.7");
-        FIELD(8, "g");
-        SIG("a{sv}");
-        elements = n - fields_start;
-        buf[12] = elements >> 24, buf[13] = elements >> 16, buf[14] = elements >> 8, buf[15] = elements;
-        ALIGN(8);
-        body_start = n;
-        U32(0);                 /* array length, below */
-        ALIGN(8);
-        array_start = n;
-        ALIGN(8); STR("A"); SIG("u"); U32(7);
-        ALIGN(8); STR("Secret"); SIG("s"); STR("hidden");
-        ALIGN(8); STR("Nested"); SIG("a{sv}"); U32(0);
-        inner_length = n - 4;
-        ALIGN(8);
-        inner_start = n;
-        STR("inner"); SIG("i"); U32(0xffffffff);
-        buf[inner_length + 3] = (uint8_t) (n - inner_start);
-        elements = n - array_start;
-        buf[body_start] = elements >> 24, buf[body_start + 1] = elements >> 16;
-        buf[body_start + 2] = elements >> 8, buf[body_start + 3] = elements;
-        elements = n - body_start;
-        buf[4] = elements >> 24, buf[5] = elements >> 16, buf[6] = elements >> 8, buf[7] = elements;
-        return n;
-#undef ALIGN
-#undef U32
-#undef STR
-#undef SIG
-#undef FIELD
-}
-
 static void test_big_endian(void **state) {
         _cleanup_(message_unrefp) Message *in = NULL, *expected = NULL;
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         uint8_t buf[512];
-        size_t n = big_endian_get_all(buf);
+        size_t n = testlib_big_endian_get_all(buf);
         uint32_t seven = 7;
         int32_t minus = -1;
 
@@ -455,7 +413,7 @@ static void test_malformed(void **state) {
 static void test_truncated_never_parses(void **state) {
         _cleanup_(message_unrefp) Message *in = NULL;
         uint8_t buf[512];
-        size_t n = big_endian_get_all(buf);
+        size_t n = testlib_big_endian_get_all(buf);
 
         for (size_t cut = 1; cut < 40; cut++)
                 assert_int_not_equal(message_parse(buf, n - cut, NULL, 0, &in), 0);
@@ -624,6 +582,7 @@ int main(void) {
                 cmocka_unit_test(test_properties_changed_bad_interface),
                 cmocka_unit_test(test_interfaces_added),
                 cmocka_unit_test(test_interfaces_added_protected_but_visible),
+                cmocka_unit_test(test_only_an_empty_interface_hidden),
                 cmocka_unit_test(test_managed_objects),
                 cmocka_unit_test(test_managed_objects_per_path),
                 cmocka_unit_test(test_each_question_once),
