@@ -57,8 +57,9 @@ def _type_end(sig, i):
 
 
 class Marshaller:
-    def __init__(self):
+    def __init__(self, endian='<'):
         self.buf = bytearray()
+        self.endian = endian
 
     def pad(self, n):
         while len(self.buf) % n:
@@ -71,11 +72,12 @@ class Marshaller:
             self.pad(size)
             if c == 'b':
                 value = 1 if value else 0
-            self.buf += struct.pack('<' + fmt, value)
+            self.buf += struct.pack(self.endian + fmt, value)
         elif c in 'so':
             data = value.encode() if isinstance(value, str) else value
             self.pad(4)
-            self.buf += struct.pack('<I', len(data)) + data + b'\0'
+            self.buf += struct.pack(self.endian + 'I', len(data))
+            self.buf += data + b'\0'
         elif c == 'g':
             data = value.encode()
             self.buf += struct.pack('<B', len(data)) + data + b'\0'
@@ -105,15 +107,17 @@ class Marshaller:
             else:
                 for v in value:
                     self.put(elem, v)
-            struct.pack_into('<I', self.buf, len_pos, len(self.buf) - start)
+            struct.pack_into(self.endian + 'I', self.buf, len_pos,
+                             len(self.buf) - start)
         else:
             raise ValueError('cannot marshal %r' % sig)
 
 
 class Unmarshaller:
-    def __init__(self, data, offset=0):
+    def __init__(self, data, offset=0, endian='<'):
         self.data = data
         self.pos = offset
+        self.endian = endian
 
     def align(self, n):
         self.pos = (self.pos + n - 1) // n * n
@@ -123,12 +127,12 @@ class Unmarshaller:
         if c in _FIXED:
             fmt, size = _FIXED[c]
             self.align(size)
-            (v,) = struct.unpack_from('<' + fmt, self.data, self.pos)
+            (v,) = struct.unpack_from(self.endian + fmt, self.data, self.pos)
             self.pos += size
             return bool(v) if c == 'b' else v
         if c in 'so':
             self.align(4)
-            (n,) = struct.unpack_from('<I', self.data, self.pos)
+            (n,) = struct.unpack_from(self.endian + 'I', self.data, self.pos)
             s = bytes(self.data[self.pos + 4:self.pos + 4 + n]).decode()
             self.pos += 4 + n + 1
             return s
@@ -146,7 +150,7 @@ class Unmarshaller:
         if c == 'a':
             elem = sig[1:]
             self.align(4)
-            (n,) = struct.unpack_from('<I', self.data, self.pos)
+            (n,) = struct.unpack_from(self.endian + 'I', self.data, self.pos)
             self.pos += 4
             self.align(_ALIGN[elem[0]])
             end = self.pos + n
@@ -189,18 +193,20 @@ class Message:
     sender = property(lambda self: self.fields.get(FIELD_SENDER))
     signature = property(lambda self: self.fields.get(FIELD_SIGNATURE, ''))
 
-    def marshal(self, serial=None):
+    def marshal(self, serial=None, big_endian=False):
         if serial is not None:
             self.serial = serial
-        body = Marshaller()
+        endian = '>' if big_endian else '<'
+        body = Marshaller(endian)
         for s, v in zip(split_signature(self.signature), self.body):
             body.put(s, v)
         fields = dict(self.fields)
         if self.fds:
             fields[FIELD_UNIX_FDS] = len(self.fds)
-        head = Marshaller()
-        head.buf += struct.pack('<cBBBII', b'l', self.type, self.flags, 1,
-                                len(body.buf), self.serial)
+        head = Marshaller(endian)
+        head.buf += struct.pack(endian + 'cBBBII',
+                                b'B' if big_endian else b'l', self.type,
+                                self.flags, 1, len(body.buf), self.serial)
         sigs = dict(FIELD_SIGS)
         sigs.update(getattr(self, 'field_sigs', {}))
         head.put('a(yv)', [(code, (sigs[code], value))
@@ -219,21 +225,24 @@ def message_length(data):
     """Total length of the message at the start of data, or None."""
     if len(data) < 16:
         return None
-    body_len, _, fields_len = struct.unpack_from('<III', data, 4)
+    endian = '>' if data[0:1] == b'B' else '<'
+    body_len, _, fields_len = struct.unpack_from(endian + 'III', data, 4)
     head = 16 + fields_len
     head = (head + 7) // 8 * 8
     return head + body_len
 
 
 def parse_message(data, fds=()):
-    endian, type, flags, version, body_len, serial = struct.unpack_from(
-        '<cBBBII', data, 0)
-    if endian != b'l':
-        raise ValueError('big-endian messages are not handled')
-    u = Unmarshaller(data, 12)
+    endian = '>' if data[0:1] == b'B' else '<'
+    byte, type, flags, version, body_len, serial = struct.unpack_from(
+        endian + 'cBBBII', data, 0)
+    if byte not in (b'l', b'B'):
+        raise ValueError('bad endianness byte %r' % byte)
+    u = Unmarshaller(data, 12, endian)
     fields = dict((code, value[1]) for code, value in u.get('a(yv)'))
     u.align(8)
     msg = Message(type, serial, flags, fields)
+    msg.big_endian = endian == '>'
     msg.body = [u.get(s) for s in split_signature(msg.signature)]
     msg.fds = list(fds)
     return msg
@@ -338,21 +347,21 @@ class RawConnection:
         self.serial += 1
         return self.serial
 
-    def send(self, msg):
+    def send(self, msg, big_endian=False):
         if not msg.serial:
             msg.serial = self.next_serial()
-        self.send_raw(msg.marshal(), msg.fds)
+        self.send_raw(msg.marshal(big_endian=big_endian), msg.fds)
         return msg.serial
 
     def send_call(self, dest, path, iface, member, signature='', body=(),
-                  flags=0, fds=()):
+                  flags=0, fds=(), big_endian=False):
         fields = {FIELD_PATH: path, FIELD_MEMBER: member}
         if dest is not None:
             fields[FIELD_DESTINATION] = dest
         if iface is not None:
             fields[FIELD_INTERFACE] = iface
         return self.send(Message(METHOD_CALL, 0, flags, fields, signature,
-                                 body, fds))
+                                 body, fds), big_endian)
 
     def call(self, dest, path, iface, member, signature='', body=(),
              flags=0, fds=(), timeout=None):
