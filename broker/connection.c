@@ -187,8 +187,14 @@ static int connection_take_fds(Connection *c, const int *fds, size_t n, uint64_t
         return 0;
 }
 
-/* One recvmsg(). 0: got bytes; CONNECTION_E_AGAIN: nothing; CONNECTION_E_CLOSED: EOF/error. */
-static int connection_fill(Connection *c) {
+/*
+ * One recvmsg(). 0: got bytes; CONNECTION_E_AGAIN: nothing;
+ * CONNECTION_E_CLOSED: EOF/error. *ret_short says the read did not fill
+ * the buffer, so the socket is most likely empty: level-triggered epoll
+ * reports anything left, and the extra recvmsg() that would only return
+ * EAGAIN is saved.
+ */
+static int connection_fill(Connection *c, bool *ret_short) {
         union {
                 struct cmsghdr align;
                 uint8_t buf[CMSG_SPACE(sizeof(int) * CONNECTION_FDS_PER_READ)];
@@ -222,6 +228,7 @@ static int connection_fill(Connection *c) {
                 return CONNECTION_E_CLOSED;
         if (n == 0)
                 return CONNECTION_E_CLOSED;
+        *ret_short = (size_t) n < iov.iov_len;
         c->in_end += (size_t) n;
         return 0;
 }
@@ -299,12 +306,13 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
         if (r != 0)
                 return r;
         for (unsigned i = 0; i < CONNECTION_READS_PER_DISPATCH; i++) {
+                bool short_read = false;
                 int filled;
 
                 r = connection_in_reserve(c, 0);
                 if (r < 0)
                         return r;
-                filled = connection_fill(c);
+                filled = connection_fill(c, &short_read);
                 if (filled == CONNECTION_E_AGAIN)
                         break;
                 /* A peer that sent and hung up still gets its messages routed. */
@@ -315,6 +323,8 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
                         return CONNECTION_E_CLOSED;
                 if (!c->authenticated && c->in_end - c->in_start >= AUTH_LINE_MAX)
                         return CONNECTION_E_CLOSED;
+                if (short_read)
+                        break;
         }
         connection_in_trim(c);
         return 0;

@@ -35,13 +35,21 @@ static bool dispatch_expects_reply(Message *m) {
                !(message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED);
 }
 
+/* dbus-daemon answers errors to signals too, unless NO_REPLY_EXPECTED (libdbus sets it on signals). */
+static bool dispatch_may_answer(Message *m) {
+        uint8_t type = message_get_type(m);
+
+        return (type == MESSAGE_METHOD_CALL || type == MESSAGE_SIGNAL) &&
+               !(message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED);
+}
+
 int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...) {
         _cleanup_(message_unrefp) Message *m = NULL;
         char text[512];
         va_list ap;
         int r;
 
-        if (!dispatch_expects_reply(call) || peer->dead)
+        if (!dispatch_may_answer(call) || peer->dead)
                 return 0;
         va_start(ap, format);
         vsnprintf(text, sizeof(text), format, ap);
@@ -169,8 +177,6 @@ int bus_broadcast_from_driver(Bus *bus, Message *m) {
 
 /* No such destination: ServiceUnknown if the bus would have auto-started it, as dbus-daemon. */
 static int dispatch_no_destination(Bus *bus, Peer *sender, Message *m, const char *destination) {
-        if (message_get_type(m) != MESSAGE_METHOD_CALL)
-                return 0;
         if (!(message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START))
                 return bus_reply_error(bus, sender, m, BUS_ERROR_SERVICE_UNKNOWN,
                                        "The name %s was not provided by any .service files",
@@ -262,6 +268,21 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         return driver_dispatch(bus, sender, m);
 }
 
+/*
+ * dbus-daemon takes a method call without a destination as one to the bus
+ * itself as a plain object, which implements nothing there: no broadcast,
+ * and libdbus's stock UnknownMethod answer, word for word.
+ */
+static int dispatch_call_without_destination(Bus *bus, Peer *sender, Message *m) {
+        const char *interface = message_get_interface(m);
+        const char *signature = message_get_signature(m);
+
+        return bus_reply_error(bus, sender, m, BUS_ERROR_UNKNOWN_METHOD,
+                               "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
+                               message_get_member(m), signature ? signature : "",
+                               interface ? interface : "(null)");
+}
+
 static int dispatch_stamp(Peer *sender, Message *m) {
         int r = message_stamp_sender(m, sender->unique_name);
 
@@ -292,6 +313,8 @@ int bus_dispatch(Peer *sender, Message *message) {
         destination = message_get_destination(m);
         if (destination && strcmp(destination, BUS_DRIVER_NAME) == 0)
                 return dispatch_to_driver(bus, sender, m);
+        if (!destination && message_get_type(m) == MESSAGE_METHOD_CALL)
+                return dispatch_call_without_destination(bus, sender, m);
         if (destination)
                 return dispatch_unicast(bus, sender, m, destination);
         return dispatch_broadcast(bus, sender, NULL, m);

@@ -305,6 +305,7 @@ static void test_messages_before_eof(void **state) {
         const uint8_t *data;
         size_t size;
         Pair p;
+        int r;
 
         pair_open(&p, &limits_default, false);
         data = message_get_data(a, &size);
@@ -313,7 +314,11 @@ static void test_messages_before_eof(void **state) {
         send_bytes(p.peer, data, size);
         close(p.peer);
         p.peer = -1;
-        assert_int_equal(connection_dispatch(&p.c, on_message, &p), CONNECTION_E_CLOSED);
+        /* A short read ends a dispatch (epoll reports the rest): the EOF may need a second one. */
+        r = connection_dispatch(&p.c, on_message, &p);
+        if (r == 0)
+                r = connection_dispatch(&p.c, on_message, &p);
+        assert_int_equal(r, CONNECTION_E_CLOSED);
         assert_int_equal(p.n_got, 2);
         pair_close(&p);
 }
@@ -346,7 +351,9 @@ static void test_incoming_fds(void **state) {
         assert_int_equal(sendmsg(p.peer, &mh, 0), (ssize_t) size);
         data = message_get_data(plain, &size);
         send_bytes(p.peer, data, size);
-        assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
+        /* The kernel ends a read where descriptors are attached: two reads. */
+        for (int i = 0; i < 4 && p.n_got < 2; i++)
+                assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
         assert_int_equal(p.n_got, 2);
         fds = message_get_unix_fds(p.got[0], &n_fds);
         assert_int_equal(n_fds, 1);

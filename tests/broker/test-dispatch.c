@@ -176,6 +176,60 @@ static void test_unknown_destination(void **state) {
         client_close(&a);
 }
 
+/* As dbus-daemon: for the bus itself, not broadcast; answered with libdbus's UnknownMethod text. */
+static void test_call_without_destination(void **state) {
+        Harness *h = *state;
+        _cleanup_(message_unrefp) Message *error = NULL, *none = NULL;
+        Client a, watcher;
+        const char *text;
+        uint32_t serial;
+
+        client_connect(h, &a, false, true);
+        client_connect(h, &watcher, false, true);
+        client_add_match(h, &watcher, "type='method_call'");
+        serial = client_call(h, &a, NULL, "/nowhere", "org.example.I", "Lost", "");
+        error = client_wait_reply(h, &a, serial);
+        assert_string_equal(error_name_of(error), "org.freedesktop.DBus.Error.UnknownMethod");
+        assert_int_equal(message_read(error, "s", &text), 0);
+        assert_string_equal(text, "Method \"Lost\" with signature \"\" on interface \"org.example.I\" doesn't exist\n");
+        none = client_recv(h, &watcher);
+        while (none && message_get_type(none) == MESSAGE_SIGNAL)
+                none = (message_unref(none), client_recv(h, &watcher));
+        assert_null(none);
+        client_close(&a);
+        client_close(&watcher);
+}
+
+static Message *unicast_signal(const char *destination, uint32_t serial, uint8_t flags) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        Message *m = NULL;
+
+        assert_int_equal(message_new_signal(NULL, "/", "org.example.S", "Nowhere", &b), 0);
+        assert_int_equal(message_builder_set_serial(b, serial), 0);
+        assert_int_equal(message_builder_set_flags(b, flags), 0);
+        assert_int_equal(message_builder_set_destination(b, destination), 0);
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        return m;
+}
+
+/* dbus-daemon answers a unicast signal to nobody, unless it says NO_REPLY_EXPECTED. */
+static void test_unicast_signal_to_missing_name(void **state) {
+        Harness *h = *state;
+        _cleanup_(message_unrefp) Message *quiet = unicast_signal("org.example.Nobody", 60, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        _cleanup_(message_unrefp) Message *loud = unicast_signal("org.example.Nobody", 61, 0);
+        _cleanup_(message_unrefp) Message *none = NULL, *error = NULL;
+        Client a;
+
+        client_connect(h, &a, false, true);
+        client_send(h, &a, quiet, NULL, 0);
+        none = client_recv(h, &a);
+        assert_null(none);
+        client_send(h, &a, loud, NULL, 0);
+        error = client_wait_reply(h, &a, 61);
+        assert_string_equal(error_name_of(error), "org.freedesktop.DBus.Error.ServiceUnknown");
+        client_close(&a);
+}
+
 static void test_callee_disconnect_sends_no_reply(void **state) {
         Harness *h = *state;
         _cleanup_(message_unrefp) Message *call = NULL, *error = NULL;
@@ -529,6 +583,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_call_and_reply, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_spoofed_sender_is_replaced, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unknown_destination, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_call_without_destination, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unicast_signal_to_missing_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_callee_disconnect_sends_no_reply, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_broadcast_needs_match, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fds_to_peer_without_fd_support, setup, teardown),
