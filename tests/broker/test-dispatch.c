@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -557,6 +558,53 @@ static void test_max_replies(void **state) {
         harness_stop(&h);
 }
 
+static bool fd_hung_up(Harness *h, int fd) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        uint8_t byte;
+
+        harness_pump(h);
+        return poll(&p, 1, 0) == 1 && recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Who does not authenticate and say Hello within auth_timeout is dropped. */
+static void test_auth_timeout(void **state) {
+        Harness h;
+        int sv[2];
+
+        harness_start(&h, CONFIG_HEAD CONFIG_POLICY
+                      "<limit name=\"auth_timeout\">20</limit></busconfig>");
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
+        assert_int_equal(bus_accept(h.bus, sv[0]), 0);
+        assert_false(fd_hung_up(&h, sv[1]));
+        usleep(30 * 1000);
+        assert_true(fd_hung_up(&h, sv[1]));
+        close(sv[1]);
+        harness_stop(&h);
+}
+
+static void test_max_incomplete_connections(void **state) {
+        Harness h;
+        int first[2], second[2];
+        Client done;
+
+        harness_start(&h, CONFIG_HEAD CONFIG_POLICY
+                      "<limit name=\"max_incomplete_connections\">1</limit></busconfig>");
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, first), 0);
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, second), 0);
+        assert_int_equal(bus_accept(h.bus, first[0]), 0);
+        assert_int_equal(bus_accept(h.bus, second[0]), 0);
+        assert_false(fd_hung_up(&h, first[1]));
+        assert_true(fd_hung_up(&h, second[1]));
+        /* Once the first is gone, a newcomer gets through to Hello. */
+        close(first[1]);
+        harness_pump(&h);
+        client_connect(&h, &done, false, true);
+        assert_true(done.unique_name[0] == ':');
+        client_close(&done);
+        close(second[1]);
+        harness_stop(&h);
+}
+
 static void test_max_connections_per_user(void **state) {
         Harness h;
         Client a, b;
@@ -597,6 +645,8 @@ int main(void) {
                 cmocka_unit_test(test_reply_timeout),
                 cmocka_unit_test(test_max_replies),
                 cmocka_unit_test(test_max_connections_per_user),
+                cmocka_unit_test(test_auth_timeout),
+                cmocka_unit_test(test_max_incomplete_connections),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
