@@ -87,6 +87,28 @@ static int main_setup_signals(MainSignals *signals) {
                            main_on_signal, signals);
 }
 
+/* systemd's watchdog (WatchdogSec=): ping at half the interval. */
+typedef struct MainWatchdog {
+        Loop *loop;
+        LoopTimer timer;
+        uint64_t interval;      /* usec, 0: no watchdog */
+} MainWatchdog;
+
+static int main_on_watchdog(LoopTimer *timer, void *userdata) {
+        MainWatchdog *watchdog = userdata;
+
+        (void) sd_notify(false, "WATCHDOG=1");
+        return loop_timer_arm(watchdog->loop, &watchdog->timer, loop_now() + watchdog->interval / 2);
+}
+
+static int main_setup_watchdog(MainWatchdog *watchdog, Loop *loop) {
+        *watchdog = (MainWatchdog) { .loop = loop };
+        loop_timer_init(&watchdog->timer, main_on_watchdog, watchdog);
+        if (sd_watchdog_enabled(false, &watchdog->interval) <= 0 || watchdog->interval == 0)
+                return 0;
+        return loop_timer_arm(loop, &watchdog->timer, loop_now() + watchdog->interval / 2);
+}
+
 static void main_set_log_target(const Options *options, const BusConfig *config) {
         if (options->syslog_mode == OPTIONS_SYSLOG_NONE)
                 log_set_target(LOG_TARGET_STDERR);
@@ -222,6 +244,7 @@ static int main_run(const Options *options) {
         _cleanup_(bus_freep) Bus *bus = NULL;
         _cleanup_(bus_config_freep) BusConfig *config = NULL;
         MainSignals signals = { .fd = -1 };
+        MainWatchdog watchdog = {};
         ConfigError error = {};
         const char *pidfile = NULL;
         int r;
@@ -248,7 +271,12 @@ static int main_run(const Options *options) {
         signals.bus = bus;
         r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
+                r = main_setup_watchdog(&watchdog, loop);
+        if (r == 0)
                 r = loop_run(loop);
+        (void) sd_notify(false, "STOPPING=1");
+        if (watchdog.loop)
+                loop_timer_disarm(loop, &watchdog.timer);
         if (r < 0)
                 log_error_errno(r, "The bus failed");
         if (pidfile)
