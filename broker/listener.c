@@ -9,6 +9,7 @@
  * read here but by the bus right after, once (creds.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,12 @@ int listener_new_fd(Loop *loop, int fd, const char *guid,
                 return -ENOMEM;
         }
         listener->fd = fd;
+        /* systemd hands sockets over blocking; the accept loop must never block. */
+        r = fcntl(fd, F_GETFL);
+        if (r < 0 || fcntl(fd, F_SETFL, r | O_NONBLOCK) < 0)
+                return -errno;
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+                return -errno;
         r = listener_address_of_fd(fd, guid, &listener->address);
         if (r < 0)
                 return r;
