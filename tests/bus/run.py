@@ -25,16 +25,19 @@ sys.path.insert(0, HERE)
 import busfixture  # noqa: E402
 
 
+def area_tests(area):
+    """The tests of test_AREA.py (only that module is imported)."""
+    module = importlib.import_module('test_' + area)
+    return dict(('%s/%s' % (area, name[len('test_'):]), getattr(module, name))
+                for name in dir(module)
+                if name.startswith('test_') and callable(getattr(module,
+                                                                 name)))
+
+
 def all_tests():
     tests = {}
     for path in sorted(glob.glob(os.path.join(HERE, 'test_*.py'))):
-        module_name = os.path.basename(path)[:-3]
-        module = importlib.import_module(module_name)
-        area = module_name[len('test_'):]
-        for name in dir(module):
-            fn = getattr(module, name)
-            if name.startswith('test_') and callable(fn):
-                tests['%s/%s' % (area, name[len('test_'):])] = fn
+        tests.update(area_tests(os.path.basename(path)[len('test_'):-3]))
     return tests
 
 
@@ -77,7 +80,13 @@ def main():
     parser.add_argument('--timeout', type=int, default=50)
     parser.add_argument('tests', nargs='*')
     args = parser.parse_args()
-    tests = all_tests()
+    if args.list or args.check_registered:
+        tests = all_tests()
+    else:
+        tests = {}
+        for area in sorted(set(t.split('/')[0] for t in args.tests)):
+            if os.path.exists(os.path.join(HERE, 'test_%s.py' % area)):
+                tests.update(area_tests(area))
     if args.list:
         print('\n'.join(sorted(tests)))
         return 0
