@@ -20,9 +20,38 @@
 
 #include "address.h"
 #include "listener.h"
+#include "log.h"
 
 #define LISTENER_ACCEPT_BATCH 32
 #define LISTENER_BACKLOG 4096
+#define LISTENER_RETRY_DELAY (100 * 1000ULL)            /* usec */
+#define LISTENER_LOG_INTERVAL (10 * 1000 * 1000ULL)     /* usec */
+
+static int listener_on_retry(LoopTimer *timer, void *userdata) {
+        Listener *listener = userdata;
+
+        return loop_modify_io(listener->loop, &listener->source, EPOLLIN);
+}
+
+/*
+ * Out of descriptors or memory: the pending connection stays in the
+ * backlog and level-triggered epoll would wake us at once, forever; stop
+ * watching for a moment instead, and say so at most every few seconds.
+ */
+static int listener_back_off(Listener *listener, int error) {
+        static uint64_t last_logged;
+        uint64_t now = loop_now();
+        int r;
+
+        if (now - last_logged > LISTENER_LOG_INTERVAL) {
+                log_warning_errno(error, "Cannot accept new connections for now");
+                last_logged = now;
+        }
+        r = loop_modify_io(listener->loop, &listener->source, 0);
+        if (r < 0)
+                return r;
+        return loop_timer_arm(listener->loop, &listener->retry, now + LISTENER_RETRY_DELAY);
+}
 
 static int listener_on_io(LoopSource *source, uint32_t events, void *userdata) {
         Listener *listener = userdata;
@@ -32,9 +61,9 @@ static int listener_on_io(LoopSource *source, uint32_t events, void *userdata) {
                 int r;
 
                 if (fd < 0) {
-                        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
-                                return 0;
-                        /* EMFILE and friends: try again on the next wakeup. */
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                                return listener_back_off(listener, errno);
+                        /* EAGAIN, and errors of one connection (ECONNABORTED, EPROTO, ...) */
                         return 0;
                 }
                 r = listener->fn(listener, fd, listener->userdata);
@@ -48,6 +77,7 @@ static int listener_start(Loop *loop, Listener *listener, int fd, const char *gu
                           ListenerAcceptFn fn, void *userdata) {
         listener->loop = loop;
         listener->fd = fd;
+        loop_timer_init(&listener->retry, listener_on_retry, listener);
         listener->fn = fn;
         listener->userdata = userdata;
         return loop_add_io(loop, &listener->source, fd, EPOLLIN, listener_on_io, listener);
@@ -164,8 +194,10 @@ int listener_new_fd(Loop *loop, int fd, const char *guid,
 Listener *listener_free(Listener *listener) {
         if (!listener)
                 return NULL;
-        if (listener->loop)
+        if (listener->loop) {
                 loop_remove_io(listener->loop, &listener->source);
+                loop_timer_disarm(listener->loop, &listener->retry);
+        }
         safe_close(listener->fd);
         if (listener->path && !listener->abstract)
                 (void) unlink(listener->path);

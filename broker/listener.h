@@ -16,6 +16,7 @@ struct Listener {
         Loop *loop;             /* (not owned) */
         int fd;                 /* (owned) */
         LoopSource source;
+        LoopTimer retry;        /* out of fds: accepting waits a moment */
         char *path;             /* (owned, nullable) bound socket path, unlinked on free */
         bool abstract;
         char *address;          /* (owned) connectable address with guid */

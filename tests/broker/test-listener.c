@@ -1,4 +1,7 @@
-/* Unit tests for listening sockets (broker/listener.c). */
+/*
+ * Unit tests for listening sockets (broker/listener.c). accept4() is
+ * wrapped (-Wl,--wrap=accept4) to play a process out of descriptors.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -17,6 +20,22 @@
 
 #include "address.h"
 #include "listener.h"
+
+int __real_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+int __wrap_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
+static unsigned emfile_left;    /* fail this many accept4() calls with EMFILE */
+static unsigned accept_calls;
+
+int __wrap_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+        accept_calls++;
+        if (emfile_left > 0) {
+                emfile_left--;
+                errno = EMFILE;
+                return -1;
+        }
+        return __real_accept4(fd, addr, len, flags);
+}
 
 typedef struct Accepted {
         int fds[8];
@@ -158,11 +177,44 @@ static void test_adopted_blocking_socket(void **state) {
         rmdir(dir);
 }
 
+/* Out of fds: no busy loop on the pending connection; accepting resumes later. */
+static void test_emfile_backs_off(void **state) {
+        _cleanup_(loop_freep) Loop *loop = NULL;
+        char name[64], text[96];
+        Accepted accepted = {};
+        Listener *listener;
+        uint64_t start;
+        int c;
+
+        assert_int_equal(loop_new(&loop), 0);
+        snprintf(name, sizeof(name), "mssf-test-emfile-%d", (int) getpid());
+        snprintf(text, sizeof(text), "unix:abstract=%s", name);
+        listener = listen_on(loop, text, &accepted);
+        c = connect_to(name, true);
+        emfile_left = 1;
+        accept_calls = 0;
+        assert_int_equal(loop_iterate(loop, 1000), 0);
+        assert_int_equal(accept_calls, 1);
+        /* For the next ~100 ms nobody looks at the backlog. */
+        start = loop_now();
+        while (loop_now() - start < 50 * 1000)
+                assert_int_equal(loop_iterate(loop, 10), 0);
+        assert_int_equal(accept_calls, 1);
+        assert_int_equal(accepted.n, 0);
+        for (int i = 0; i < 50 && accepted.n == 0; i++)
+                assert_int_equal(loop_iterate(loop, 20), 0);
+        assert_int_equal(accepted.n, 1);
+        listener_free(listener);
+        close(c);
+        accepted_close(&accepted);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_path_is_bound_and_removed),
                 cmocka_unit_test(test_tmpdir_and_abstract),
                 cmocka_unit_test(test_adopted_blocking_socket),
+                cmocka_unit_test(test_emfile_backs_off),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
