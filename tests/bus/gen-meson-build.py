@@ -18,6 +18,8 @@ POLICY = ('busconfig <policy> rules are not enforced: the denied '
           'AccessDenied')
 
 BROKER_FAILS = {
+    'credentials/user_policy_by_kernel_uid':
+        POLICY,
     'calls/call_without_destination':
         'a method call with no destination gets no reply at all (the '
         'caller waits for its own timeout) and is delivered to a '
