@@ -33,7 +33,7 @@
 #include "connection.h"
 #include "message.h"
 
-#define CONNECTION_IN_MIN 8192
+#define CONNECTION_IN_MIN 4096
 #define CONNECTION_IN_IDLE_MAX (64 * 1024)
 #define CONNECTION_READS_PER_DISPATCH 8
 #define CONNECTION_IOV_MAX 64
