@@ -122,12 +122,21 @@ static int out_string(MessageBuilder *out, char type, const char *s) {
         return out ? wire(message_builder_append_basic(out, type, s)) : 0;
 }
 
+/*
+ * The body's signature was checked whole against the member before any
+ * walk, so entering needs no contents check (which would cost a strlen
+ * and a memcmp per container).
+ */
+static int enter(MessageReader *r, char container) {
+        return wire(message_reader_enter(r, container, NULL));
+}
+
 /* Opens the next dict entry and reads its string-like key; *ret_offset identifies the entry. */
-static int enter_entry(MessageReader *r, const char *contents, char key_type,
+static int enter_entry(MessageReader *r, char key_type,
                        size_t *ret_offset, const char **ret_key) {
         int k;
 
-        k = wire(message_reader_enter(r, '{', contents));
+        k = enter(r, '{');
         if (k)
                 return k;
         *ret_offset = r->pos;
@@ -142,7 +151,7 @@ static int filter_property(Filter *f, MessageReader *r, MessageBuilder *out, con
         bool visible;
         int k;
 
-        k = enter_entry(r, "sv", 's', &offset, &name);
+        k = enter_entry(r, 's', &offset, &name);
         if (k)
                 return k;
         k = ask(f, offset, path, interface, name, &visible);
@@ -165,7 +174,7 @@ static int filter_properties(Filter *f, MessageReader *r, MessageBuilder *out, c
         unsigned kept = 0;
         int k;
 
-        if ((k = wire(message_reader_enter(r, 'a', "{sv}"))) || (k = out_open(out, 'a', "{sv}")))
+        if ((k = enter(r, 'a')) || (k = out_open(out, 'a', "{sv}")))
                 return k;
         while (!message_reader_at_end(r)) {
                 bool one;
@@ -187,14 +196,14 @@ static int any_property_visible(Filter *f, MessageReader *r, const char *path,
         bool visible = false;
         int k;
 
-        k = wire(message_reader_enter(r, 'a', "{sv}"));
+        k = enter(r, 'a');
         if (k)
                 return k;
         while (!visible && !message_reader_at_end(r)) {
                 const char *name;
                 size_t offset;
 
-                if ((k = enter_entry(r, "sv", 's', &offset, &name)) ||
+                if ((k = enter_entry(r, 's', &offset, &name)) ||
                     (k = ask(f, offset, path, interface, name, &visible)) ||
                     (k = wire(message_reader_exit(r))))
                         return k;
@@ -213,7 +222,7 @@ static int interface_survives(Filter *f, MessageReader *r, const char *path, boo
         bool survives;
         int k;
 
-        k = enter_entry(r, "sa{sv}", 's', &offset, &name);
+        k = enter_entry(r, 's', &offset, &name);
         if (k)
                 return k;
         interface = policy_interface(name);
@@ -253,7 +262,7 @@ static int filter_interface(Filter *f, MessageReader *r, MessageBuilder *out, co
                         return wire(message_reader_skip(r));
                 }
         }
-        if ((k = enter_entry(r, "sa{sv}", 's', &offset, &name)) ||
+        if ((k = enter_entry(r, 's', &offset, &name)) ||
             (k = out_open(out, '{', "sa{sv}")) ||
             (k = out_string(out, 's', name)))
                 return k;
@@ -278,7 +287,7 @@ static int filter_interfaces(Filter *f, MessageReader *r, MessageBuilder *out, c
         unsigned kept = 0;
         int k;
 
-        if ((k = wire(message_reader_enter(r, 'a', "{sa{sv}}"))) ||
+        if ((k = enter(r, 'a')) ||
             (k = out_open(out, 'a', "{sa{sv}}")))
                 return k;
         while (!message_reader_at_end(r)) {
@@ -302,8 +311,8 @@ static int object_survives(Filter *f, MessageReader *r, bool *ret) {
         bool survives;
         int k;
 
-        if ((k = enter_entry(r, "oa{sa{sv}}", 'o', &offset, &path)) ||
-            (k = wire(message_reader_enter(r, 'a', "{sa{sv}}"))))
+        if ((k = enter_entry(r, 'o', &offset, &path)) ||
+            (k = enter(r, 'a')))
                 return k;
         survives = message_reader_at_end(r);
         while (!survives && !message_reader_at_end(r)) {
@@ -334,7 +343,7 @@ static int filter_object(Filter *f, MessageReader *r, MessageBuilder *out) {
                 if (!survives)
                         return wire(message_reader_skip(r));
         }
-        if ((k = enter_entry(r, "oa{sa{sv}}", 'o', &offset, &path)) ||
+        if ((k = enter_entry(r, 'o', &offset, &path)) ||
             (k = out_open(out, '{', "oa{sa{sv}}")) ||
             (k = out_string(out, 'o', path)) ||
             (k = filter_interfaces(f, r, out, path, &n_kept)) ||
@@ -347,7 +356,7 @@ static int filter_object(Filter *f, MessageReader *r, MessageBuilder *out) {
 static int filter_objects(Filter *f, MessageReader *r, MessageBuilder *out) {
         int k;
 
-        if ((k = wire(message_reader_enter(r, 'a', "{oa{sa{sv}}}"))) ||
+        if ((k = enter(r, 'a')) ||
             (k = out_open(out, 'a', "{oa{sa{sv}}}")))
                 return k;
         while (!message_reader_at_end(r)) {
@@ -366,7 +375,7 @@ static int filter_invalidated(Filter *f, MessageReader *r, MessageBuilder *out, 
         unsigned kept = 0;
         int k;
 
-        if ((k = wire(message_reader_enter(r, 'a', "s"))) || (k = out_open(out, 'a', "s")))
+        if ((k = enter(r, 'a')) || (k = out_open(out, 'a', "s")))
                 return k;
         while (!message_reader_at_end(r)) {
                 size_t offset = r->pos;
