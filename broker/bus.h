@@ -44,6 +44,7 @@ typedef struct Peer {
         NamePeerState names;
         MatchOwner matches;
         ReplyOwner replies;
+        size_t n_eavesdrop_rules;       /* its AddMatch rules with eavesdrop='true' */
         MatchRule **monitor_rules;      /* (owned) BecomeMonitor rules; none: everything */
         size_t n_monitor_rules;
         IList link;                     /* Bus.peers, then Bus.dead */
@@ -75,6 +76,13 @@ struct Bus {
         uint64_t next_peer_id;
         size_t n_incomplete;
         size_t n_complete;
+        /*
+         * An upper bound of the eavesdropping rules on the bus (rules that
+         * the registry drops by itself, for a departed sender, are not
+         * subtracted): while 0, unicast messages skip the eavesdropper
+         * lookup and the body-argument scan it needs.
+         */
+        size_t n_eavesdrop_rules;
         char **activation_environment;  /* (owned) "KEY=value", NULL-terminated */
         int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
 };
@@ -117,6 +125,9 @@ int bus_on_reply_timeout(LoopTimer *timer, void *userdata);
 /* Fills a MatchMessage for m from sender (nullable: the driver). */
 void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
                             MessageArg *args);
+
+/* Drops all of a peer's match rules, keeping the eavesdrop count right. */
+void peer_drop_matches(Peer *peer);
 
 /* Peers (peer.c). */
 int peer_new(Bus *bus, int fd, Peer **ret);

@@ -257,6 +257,8 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
         r = bus_queue(recipient, m, sender);
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
+        if (bus->n_eavesdrop_rules == 0)
+                return 0;
         return dispatch_broadcast(bus, sender, recipient, m);
 }
 

@@ -481,7 +481,7 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         change = (NameChange) { .old_owner = &peer->names };
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         (void) bus_emit_name_change(bus, &change);
-        match_owner_deinit(&peer->matches);
+        peer_drop_matches(peer);
         peer->monitor = true;
         ilist_append(&bus->monitors, &peer->monitor_link);
         return 0;

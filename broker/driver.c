@@ -477,6 +477,33 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
 
 /* Match rules. */
 
+/*
+ * Whether a rule text eavesdrops: the registry has no accessor, but its
+ * equality compares the eavesdrop flag, so compare it with itself minus
+ * that flag. Only AddMatch/RemoveMatch pay for this, never routing.
+ */
+static bool driver_rule_eavesdrops(const char *rule) {
+        _cleanup_(match_rule_freep) MatchRule *as_given = NULL, *without = NULL;
+
+        if (match_rule_parse(rule, strlen(rule), &as_given) != 0 ||
+            match_rule_parse(rule, strlen(rule), &without) != 0)
+                return true;    /* an over-count only costs time */
+        match_rule_set_eavesdrop(without, false);
+        return !match_rule_equal(as_given, without);
+}
+
+static void driver_count_eavesdrop(Bus *bus, Peer *peer, const char *rule, bool added) {
+        if (!driver_rule_eavesdrops(rule))
+                return;
+        if (added) {
+                peer->n_eavesdrop_rules++;
+                bus->n_eavesdrop_rules++;
+        } else if (peer->n_eavesdrop_rules > 0) {
+                peer->n_eavesdrop_rules--;
+                bus->n_eavesdrop_rules--;
+        }
+}
+
 static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         int64_t max = bus->config->limits.max_match_rules_per_connection;
         const char *rule;
@@ -496,6 +523,7 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
                                    peer->unique_name, (long long) max);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
+        driver_count_eavesdrop(bus, peer, rule, true);
         return driver_return_empty(bus, peer, m);
 }
 
@@ -514,6 +542,7 @@ static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverEr
                                    "The given match rule wasn't found and can't be removed");
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
+        driver_count_eavesdrop(bus, peer, rule, false);
         return driver_return_empty(bus, peer, m);
 }
 

@@ -289,7 +289,7 @@ void peer_disconnect(Peer *peer) {
         ilist_remove(&peer->resume_link);
         if (peer->registered) {
                 strmap_remove(&bus->peers_by_name, peer->unique_name);
-                match_owner_deinit(&peer->matches);
+                peer_drop_matches(peer);
                 match_registry_forget_sender(bus->matches, peer->unique_name);
                 peer_fail_owed_replies(peer);
                 reply_owner_deinit(&peer->replies);
@@ -300,6 +300,12 @@ void peer_disconnect(Peer *peer) {
         }
         ilist_remove(&peer->link);
         ilist_append(&bus->dead, &peer->link);
+}
+
+void peer_drop_matches(Peer *peer) {
+        match_owner_deinit(&peer->matches);
+        peer->bus->n_eavesdrop_rules -= peer->n_eavesdrop_rules;
+        peer->n_eavesdrop_rules = 0;
 }
 
 Peer *bus_lookup_peer(Bus *bus, const char *name) {

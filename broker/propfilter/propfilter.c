@@ -13,9 +13,9 @@
  * message_builder_copy_value() (variants may hold large or deeply nested
  * values; they are never interpreted here).
  *
- * Answers are logged by the body offset of the entry they are about
- * (offsets only grow along a walk), in a pre-sized array on the stack, so
- * the build pass and its look-aheads replay them instead of asking again.
+ * Answers are logged by the body offset of the entry they are about, in
+ * a pre-sized sorted array on the stack, so the build pass and its
+ * look-aheads replay them instead of asking again.
  * The look-aheads exist because a builder cannot take back what it wrote:
  * before writing an interface entry (GetManagedObjects, InterfacesAdded)
  * the filter must know whether any of its properties is visible or, if
@@ -55,31 +55,47 @@ static int wire(int r) {
         return r > 0 ? PROPFILTER_E_MALFORMED : r;
 }
 
-static bool logged_answer(const Filter *f, uint32_t offset, bool *ret_visible) {
+/* Where offset is, or would go, in the log (sorted by offset). */
+static size_t log_position(const Filter *f, uint32_t offset) {
         size_t low = 0, high = f->n_answers;
 
         while (low < high) {
                 size_t mid = low + (high - low) / 2;
-                uint32_t at = f->answers[mid] >> 1;
 
-                if (at == offset) {
-                        *ret_visible = f->answers[mid] & 1;
-                        return true;
-                }
-                if (at < offset)
+                if (f->answers[mid] >> 1 < offset)
                         low = mid + 1;
                 else
                         high = mid;
         }
-        return false;
+        return low;
 }
 
+static bool logged_answer(const Filter *f, uint32_t offset, bool *ret_visible) {
+        size_t i = log_position(f, offset);
+
+        if (i >= f->n_answers || f->answers[i] >> 1 != offset)
+                return false;
+        *ret_visible = f->answers[i] & 1;
+        return true;
+}
+
+/*
+ * Scanning, offsets only grow: an append. A look-ahead may ask about an
+ * interface (whose offset precedes its properties') after them: an insert.
+ */
 static void log_answer(Filter *f, uint32_t offset, bool visible) {
+        size_t i = f->n_answers;
+
         if (f->n_answers >= PROPFILTER_ANSWERS_MAX)
                 return;         /* full: later questions may be asked twice */
-        if (f->n_answers > 0 && f->answers[f->n_answers - 1] >> 1 >= offset)
-                return;
-        f->answers[f->n_answers++] = offset << 1 | (visible ? 1u : 0u);
+        if (i > 0 && f->answers[i - 1] >> 1 >= offset) {
+                i = log_position(f, offset);
+                if (f->answers[i] >> 1 == offset)
+                        return;
+                memmove(f->answers + i + 1, f->answers + i, (f->n_answers - i) * sizeof(f->answers[0]));
+        }
+        f->answers[i] = offset << 1 | (visible ? 1u : 0u);
+        f->n_answers++;
 }
 
 /*

@@ -278,6 +278,43 @@ static void test_broadcast_needs_match(void **state) {
         client_close(&deaf);
 }
 
+/* eavesdrop='true' rules see unicast messages to others, until removed. */
+static void test_eavesdrop(void **state) {
+        Harness *h = *state;
+        _cleanup_(message_unrefp) Message *copy = NULL, *removed = NULL, *none = NULL;
+        Client a, b, spy;
+        uint32_t serial;
+
+        client_connect(h, &a, false, true);
+        client_connect(h, &b, false, true);
+        client_connect(h, &spy, false, true);
+        client_add_match(h, &spy, "type='method_call',member='Secret'");
+        assert_int_equal(h->bus->n_eavesdrop_rules, 0);
+        client_add_match(h, &spy, "type='method_call',member='Secret',eavesdrop='true'");
+        assert_int_equal(h->bus->n_eavesdrop_rules, 1);
+        client_call(h, &a, b.unique_name, "/", "org.example.X", "Secret", "");
+        copy = client_recv(h, &spy);
+        while (copy && message_get_type(copy) == MESSAGE_SIGNAL)
+                copy = (message_unref(copy), client_recv(h, &spy));
+        assert_non_null(copy);
+        assert_string_equal(message_get_member(copy), "Secret");
+        assert_string_equal(message_get_destination(copy), b.unique_name);
+
+        serial = client_call(h, &spy, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "RemoveMatch", "s", "type='method_call',member='Secret',eavesdrop='true'");
+        removed = client_wait_reply(h, &spy, serial);
+        assert_int_equal(message_get_type(removed), MESSAGE_METHOD_RETURN);
+        assert_int_equal(h->bus->n_eavesdrop_rules, 0);
+        client_call(h, &a, b.unique_name, "/", "org.example.X", "Secret", "");
+        none = client_recv(h, &spy);
+        while (none && message_get_type(none) == MESSAGE_SIGNAL)
+                none = (message_unref(none), client_recv(h, &spy));
+        assert_null(none);
+        client_close(&a);
+        client_close(&b);
+        client_close(&spy);
+}
+
 static void test_fds_to_peer_without_fd_support(void **state) {
         Harness *h = *state;
         _cleanup_(message_unrefp) Message *error = NULL, *got = NULL;
@@ -635,6 +672,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unicast_signal_to_missing_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_callee_disconnect_sends_no_reply, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_broadcast_needs_match, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_eavesdrop, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fds_to_peer_without_fd_support, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fds_are_passed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unnegotiated_fds_disconnect, setup, teardown),
