@@ -284,6 +284,19 @@ static void test_each_question_once(void **state) {
         assert_int_equal(propfilter_filter(in, &managed_objects_call, testlib_visible, &rules, &out), 0);
         /* 6 properties, and the interface question of B at /a and at /b. */
         assert_int_equal(rules.n_calls, 8);
+        message_unref(in);
+        message_unref(out);
+        in = out = NULL;
+
+        /*
+         * The object's look-ahead asks about B (R, then B itself) before A
+         * (P hidden too, then A itself, open) shows /a survives; writing /a
+         * then replays all four.
+         */
+        rules.n_calls = 0;
+        assert_int_equal(testlib_managed_objects_reply("/a:org.ex.B=R;org.ex.A=P", &in), 0);
+        assert_int_equal(propfilter_filter(in, &managed_objects_call, testlib_visible, &rules, &out), 0);
+        assert_int_equal(rules.n_calls, 4);
 }
 
 /* Builds "org.ex.A=P0,P1,..." over n properties, leaving out those hidden() names. */
