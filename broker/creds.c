@@ -11,6 +11,7 @@
  * the trailing NULs some LSMs include.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -97,6 +98,8 @@ static int creds_read_pidfd(int fd) {
 
         if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
                 return -1;
+        /* The kernel hands it over without O_CLOEXEC; no child may inherit it. */
+        (void) fcntl(pidfd, F_SETFD, FD_CLOEXEC);
         return pidfd;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -239,6 +240,19 @@ static int main_start(Bus *bus, const Options *options, MainSignals *signals, co
         return 0;
 }
 
+/*
+ * Every connection costs a socket and a pidfd: raise the soft fd limit to
+ * the hard one, as dbus-daemon raises its own. Best effort.
+ */
+static void main_raise_fd_limit(void) {
+        struct rlimit limit;
+
+        if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+                limit.rlim_cur = limit.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &limit);
+        }
+}
+
 static int main_run(const Options *options) {
         _cleanup_(loop_freep) Loop *loop = NULL;
         _cleanup_(bus_freep) Bus *bus = NULL;
@@ -256,6 +270,7 @@ static int main_run(const Options *options) {
                 return 1;
         }
         main_set_log_target(options, config);
+        main_raise_fd_limit();
         if (options->policy && main_check_policy(options->policy) < 0)
                 return 1;
         r = loop_new(&loop);

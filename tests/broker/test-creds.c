@@ -165,8 +165,10 @@ static void test_pidfd_when_the_kernel_has_it(void **state) {
         fake_pidfd = true;
         read_creds(&creds);
         /* A kernel without SO_PEERPIDFD answers ENOPROTOOPT itself: both are fine. */
-        if (creds.pidfd >= 0)
+        if (creds.pidfd >= 0) {
                 assert_true(fcntl_is_valid(creds.pidfd));
+                assert_true(fcntl(creds.pidfd, F_GETFD) & FD_CLOEXEC);
+        }
         creds_deinit(&creds);
         assert_int_equal(creds.pidfd, -1);
 }

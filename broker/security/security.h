@@ -1,0 +1,131 @@
+/* security: the bus's policy state and the per-message checks, in one place. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "macro.h"
+#include "mediation.h"
+
+typedef struct BusConfig BusConfig;
+typedef struct BusconfigClient BusconfigClient;
+typedef struct BusconfigPolicy BusconfigPolicy;
+typedef struct Message Message;
+typedef struct NamePeerState NamePeerState;
+typedef struct PolicyDb PolicyDb;
+typedef struct SmackOracle SmackOracle;
+typedef struct Security Security;
+
+enum {
+        SECURITY_E_DENIED = 1,          /* see SecurityVerdict */
+        SECURITY_E_POLICY,              /* the compiled policy did not load: see the text */
+};
+
+/* How a message reaches a receiver: busconfig rules treat these apart. */
+typedef enum SecurityRoute {
+        SECURITY_ROUTE_UNICAST,         /* addressed to the receiver (or the driver) */
+        SECURITY_ROUTE_REPLY,           /* an expected reply or error, to its caller */
+        SECURITY_ROUTE_BROADCAST,       /* a match rule selected the receiver */
+        SECURITY_ROUTE_EAVESDROP,       /* addressed to someone else; the receiver eavesdrops */
+} SecurityRoute;
+
+/* Which check denied: the busconfig policy or MSSF mediation. */
+typedef enum SecurityLayer {
+        SECURITY_LAYER_NONE,
+        SECURITY_LAYER_BUSCONFIG,
+        SECURITY_LAYER_MSSF,
+} SecurityLayer;
+
+typedef struct SecurityVerdict {
+        SecurityLayer layer;
+        bool log;                       /* a busconfig rule with log="true" decided */
+        MediationVerdict mssf;          /* LAYER_MSSF: label, token, reason... */
+        char text[1280];                /* the AccessDenied text: names the rule */
+} SecurityVerdict;
+
+/*
+ * What the checks need of one peer. The owner (the bus's Peer) embeds it,
+ * keeps names current with security_peer_names_changed(), and never
+ * touches the rest.
+ */
+typedef struct SecurityPeer {
+        uid_t uid;
+        gid_t *gids;                    /* (owned) primary + supplementary */
+        size_t n_gids;
+        BusconfigClient *busconfig;     /* (owned ref) this identity's <policy> rules */
+        MediationPeer mssf;             /* label, unique name, names */
+        const char **names;             /* (owned array; strings borrowed from the name registry) */
+        size_t n_names;
+        size_t cap_names;
+        bool names_dirty;
+        const NamePeerState *name_state;        /* (borrowed) where names come from */
+        char label_text[256];           /* SO_PEERSEC as read, for logs ("" without) */
+} SecurityPeer;
+
+typedef struct SecurityCounters {
+        uint64_t allowed;
+        uint64_t busconfig_denied;
+        MediationCounters mssf;
+} SecurityCounters;
+
+/*
+ * Compiles config's <policy>, loads the compiled MSSF policy from
+ * policy_path (NULL: none; a missing file means no package has declared
+ * anything; one that exists but does not load is SECURITY_E_POLICY, with
+ * the reason in err: the bus must not run with a policy it cannot read),
+ * and opens the Smack oracle (smackfs NULL: /sys/fs/smackfs).
+ * Warnings from the busconfig compiler go to *ret_warnings (may be NULL).
+ */
+int security_new(const BusConfig *config, uid_t bus_uid, const char *policy_path, const char *smackfs,
+                 Security **ret, char ***ret_warnings, char *err, size_t err_size);
+Security *security_free(Security *security);
+
+/*
+ * Reload: a new busconfig policy from config and the compiled policy
+ * again. All or nothing: on any error the old state stays in force and
+ * err says why. On success every peer must then be re-attached with
+ * security_peer_refresh() before the next message is judged.
+ */
+int security_reload(Security *security, const BusConfig *config, char ***ret_warnings, char *err,
+                    size_t err_size);
+
+/* Whether this uid/gid set may connect (<allow user=> / <allow group=>). */
+bool security_check_connect(Security *security, uid_t uid, const gid_t *gids, size_t n_gids,
+                            char *why, size_t why_size);
+
+/* label may be NULL (no LSM). gids are copied. */
+int security_peer_init(Security *security, SecurityPeer *peer, uid_t uid, const gid_t *gids,
+                       size_t n_gids, const char *label, const char *unique_name,
+                       const NamePeerState *name_state);
+void security_peer_deinit(SecurityPeer *peer);
+/* After a reload: this peer's busconfig rules from the new policy. */
+int security_peer_refresh(Security *security, SecurityPeer *peer);
+/* The peer's owned or queued names changed (RequestName, ReleaseName, a queue moving). */
+void security_peer_names_changed(SecurityPeer *peer);
+/* The peer's unique name once Hello assigned it (borrowed: must outlive the peer). */
+void security_peer_set_unique_name(SecurityPeer *peer, const char *unique_name);
+
+/*
+ * May m go from sender to receiver (NULL: the bus driver) by route?
+ * 0 allows; SECURITY_E_DENIED fills ret. busconfig first, then Smack and
+ * tokens. No I/O but the Smack oracle's cached kernel questions.
+ */
+int security_check_message(Security *security, SecurityPeer *sender, SecurityPeer *receiver, Message *m,
+                           SecurityRoute route, SecurityVerdict *ret);
+
+/* May peer own or queue for name (busconfig own rules, then the manifests)? */
+int security_check_own(Security *security, SecurityPeer *peer, const char *name, SecurityVerdict *ret);
+
+/* Before each batch of dispatch: flushes Smack answers if rules changed. */
+int security_refresh(Security *security);
+/* The fd to poll for Smack rule changes; -1 without Smack. */
+int security_get_fd(const Security *security);
+
+const SecurityCounters *security_get_counters(const Security *security);
+const PolicyDb *security_get_policy_db(const Security *security);
+SmackOracle *security_get_oracle(const Security *security);
+bool security_has_smack(const Security *security);
+
+DEFINE_CLEANUP(Security *, security_free);
