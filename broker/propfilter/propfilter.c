@@ -92,7 +92,8 @@ static void log_answer(Filter *f, uint32_t offset, bool visible) {
                 i = log_position(f, offset);
                 if (f->answers[i] >> 1 == offset)
                         return;
-                memmove(f->answers + i + 1, f->answers + i, (f->n_answers - i) * sizeof(f->answers[0]));
+                memmove(f->answers + i + 1, f->answers + i,
+                        (f->n_answers - i) * sizeof(f->answers[0]));
         }
         f->answers[i] = offset << 1 | (visible ? 1u : 0u);
         f->n_answers++;
@@ -417,7 +418,8 @@ static int walk_properties_changed(Filter *f, MessageReader *r, MessageBuilder *
         const char *name, *interface;
         int k;
 
-        if ((k = wire(message_reader_read_basic(r, 's', &name))) || (k = out_string(out, 's', name)))
+        if ((k = wire(message_reader_read_basic(r, 's', &name))) ||
+            (k = out_string(out, 's', name)))
                 return k;
         interface = policy_interface(name);
         if ((k = filter_properties(f, r, out, message_get_path(m), interface, &changed)) ||
@@ -432,7 +434,8 @@ static int walk_interfaces_added(Filter *f, MessageReader *r, MessageBuilder *ou
         const char *path;
         int k;
 
-        if ((k = wire(message_reader_read_basic(r, 'o', &path))) || (k = out_string(out, 'o', path)))
+        if ((k = wire(message_reader_read_basic(r, 'o', &path))) ||
+            (k = out_string(out, 'o', path)))
                 return k;
         return filter_interfaces(f, r, out, path, ret_kept);
 }

@@ -50,9 +50,9 @@ typedef enum PropfilterKind {
  */
 typedef struct PropfilterCall {
         PropfilterKind kind;            /* NONE, GET_ALL or GET_MANAGED_OBJECTS */
-        bool exact;                     /* the call named the interface; else a reply of another shape passes */
-        char *path;                     /* (owned, nullable) GET_ALL: the call's path, then its interface */
-        const char *interface;          /* (nullable) GET_ALL: into path's allocation; NULL: every interface */
+        bool exact;                     /* the call named the interface (else other shapes pass) */
+        char *path;                     /* (owned, nullable) GET_ALL: path, then the interface */
+        const char *interface;          /* (nullable) into path's allocation; NULL: every one */
 } PropfilterCall;
 
 /*
