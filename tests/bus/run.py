@@ -101,8 +101,11 @@ def main():
     if not args.daemon or not os.access(args.daemon, os.X_OK):
         print('daemon %r is not an executable' % args.daemon)
         return 1
-    options = busfixture.Options(args.daemon, args.libdbus_helper,
-                                 args.sdbus_helper)
+    # meson passes build targets relative to the build dir; the daemon
+    # runs in its temp dir, so make every program path absolute.
+    options = busfixture.Options(*[os.path.abspath(p) if p else None for p in
+                                   (args.daemon, args.libdbus_helper,
+                                    args.sdbus_helper)])
     signal.signal(signal.SIGALRM, on_alarm)
     status = 0
     for name in args.tests:
