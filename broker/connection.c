@@ -1,8 +1,12 @@
 /*
  * A client connection's byte stream, in both directions.
  *
- * Input: bytes are read into one buffer per connection (grown only for a
- * message larger than it, shrunk back when idle), SASL lines are fed to
+ * Input: an authenticated connection with nothing pending reads into one
+ * scratch buffer shared by the whole (single-threaded) bus, so an idle
+ * connection holds no input buffer and a busy one reads up to 64 KiB per
+ * recvmsg(); only the tail of a message that has not fully arrived is
+ * copied into the connection's own buffer (grown for a large message,
+ * freed once empty). SASL lines are fed to
  * the auth state machine until BEGIN, and from then on messages are
  * framed with message_frame_size() and parsed in place by
  * message_parse(), which copies them into the Message: no other copy, no
@@ -39,11 +43,16 @@
 #define CONNECTION_IOV_MAX 64
 #define CONNECTION_FDS_PER_READ 253     /* SCM_MAX_FD */
 #define CONNECTION_OUT_MIN 8
+#define CONNECTION_SCRATCH_SIZE (64 * 1024)
+
+static uint8_t connection_scratch[CONNECTION_SCRATCH_SIZE];
+static bool connection_scratch_busy;
 
 int connection_init(Connection *c, int fd, const ConnectionLimits *limits,
                     uid_t peer_uid, unsigned mechanisms, const char *guid) {
         *c = (Connection) { .fd = fd, .limits = *limits };
         auth_init(&c->auth, peer_uid, mechanisms, true, guid);
+        /* SASL needs its own buffer: lines are small, and scratch is for the authenticated. */
         c->in = malloc(CONNECTION_IN_MIN);
         if (!c->in)
                 return -ENOMEM;
@@ -112,16 +121,72 @@ void connection_deinit(Connection *c) {
         free(c->in_fds);
         free(c->in_fds_pos);
         free(c->out);
+        if (c->in_scratch) {
+                c->in = c->in_saved;
+                connection_scratch_busy = false;
+        }
         free(c->in);
         safe_close(c->fd);
         *c = (Connection) { .fd = -1 };
 }
 
+/* Read into the shared scratch buffer if nothing is pending and nobody else uses it. */
+static void connection_enter_scratch(Connection *c) {
+        if (!c->authenticated || c->in_scratch || connection_scratch_busy || c->in_start != c->in_end)
+                return;
+        c->in_stream_pos += c->in_end;
+        c->in_start = c->in_end = 0;
+        c->in_saved = c->in;
+        c->in_saved_size = c->in_size;
+        c->in = connection_scratch;
+        c->in_size = CONNECTION_SCRATCH_SIZE;
+        c->in_scratch = true;
+        connection_scratch_busy = true;
+}
+
+/* Back to the own buffer, keeping what is pending (and room for want bytes). */
+static int connection_leave_scratch(Connection *c, size_t want) {
+        size_t pending = c->in_end - c->in_start, size = c->in_saved_size;
+        uint8_t *own = c->in_saved;
+
+        if (!c->in_scratch)
+                return 0;
+        if (want < pending)
+                want = pending;
+        if (want > size) {
+                size = want > CONNECTION_IN_MIN ? want : CONNECTION_IN_MIN;
+                own = realloc(own, size);
+                if (!own)
+                        return -ENOMEM;
+        }
+        if (pending > 0)
+                memcpy(own, c->in + c->in_start, pending);
+        c->in_stream_pos += c->in_start;
+        c->in_start = 0;
+        c->in_end = pending;
+        c->in = own;
+        c->in_size = size;
+        c->in_saved = NULL;
+        c->in_saved_size = 0;
+        c->in_scratch = false;
+        connection_scratch_busy = false;
+        return 0;
+}
+
 /* Make room for at least want unconsumed bytes plus some free space. */
 static int connection_in_reserve(Connection *c, size_t want) {
         size_t pending = c->in_end - c->in_start;
-        size_t size = c->in_size;
+        size_t size;
         uint8_t *in;
+        int r;
+
+        if (c->in_scratch && want > c->in_size) {
+                r = connection_leave_scratch(c, want);
+                if (r < 0)
+                        return r;
+                pending = c->in_end - c->in_start;
+        }
+        size = c->in_size;
 
         if (c->in_start > 0 && (c->in_end == c->in_size || pending + CONNECTION_IN_MIN / 4 > c->in_size - c->in_start)) {
                 memmove(c->in, c->in + c->in_start, pending);
@@ -133,6 +198,8 @@ static int connection_in_reserve(Connection *c, size_t want) {
                 want = pending + 1;
         if (want <= size)
                 return 0;
+        if (size == 0)
+                size = CONNECTION_IN_MIN;
         while (size < want)
                 size *= 2;
         in = realloc(c->in, size);
@@ -143,19 +210,18 @@ static int connection_in_reserve(Connection *c, size_t want) {
         return 0;
 }
 
-/* Give a big buffer back once it is empty again. */
+/*
+ * Give the own buffer back once it is empty: an authenticated connection
+ * reads into scratch again next time.
+ */
 static void connection_in_trim(Connection *c) {
-        uint8_t *in;
-
-        if (c->in_start != c->in_end || c->in_size <= CONNECTION_IN_IDLE_MAX)
+        if (c->in_scratch || !c->authenticated || c->in_start != c->in_end)
                 return;
-        in = realloc(c->in, CONNECTION_IN_MIN);
-        if (!in)
-                return;
-        c->in_stream_pos += c->in_start;
-        c->in = in;
-        c->in_size = CONNECTION_IN_MIN;
+        c->in_stream_pos += c->in_end;
         c->in_start = c->in_end = 0;
+        free(c->in);
+        c->in = NULL;
+        c->in_size = 0;
 }
 
 static int connection_take_fds(Connection *c, const int *fds, size_t n, uint64_t pos) {
@@ -298,7 +364,7 @@ static int connection_process(Connection *c, ConnectionMessageFn fn, void *userd
         return connection_parse(c, fn, userdata);
 }
 
-int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
+static int connection_dispatch_reads(Connection *c, ConnectionMessageFn fn, void *userdata) {
         int r;
 
         /* What a paused dispatch left behind goes first. */
@@ -309,6 +375,7 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
                 bool short_read = false;
                 int filled;
 
+                connection_enter_scratch(c);
                 r = connection_in_reserve(c, 0);
                 if (r < 0)
                         return r;
@@ -326,8 +393,17 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
                 if (short_read)
                         break;
         }
-        connection_in_trim(c);
         return 0;
+}
+
+int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata) {
+        int r = connection_dispatch_reads(c, fn, userdata);
+        int k = connection_leave_scratch(c, 0);
+
+        if (k < 0 && r >= 0)
+                r = k;
+        connection_in_trim(c);
+        return r;
 }
 
 static int connection_out_grow(Connection *c) {

@@ -61,9 +61,16 @@ typedef struct Connection {
         Auth auth;
         bool authenticated;
 
-        /* input: bytes [in_start, in_end) of in are unconsumed */
-        uint8_t *in;            /* (owned) */
+        /*
+         * input: bytes [in_start, in_end) of in are unconsumed. While a
+         * dispatch reads an idle connection, in is the bus-wide scratch
+         * buffer and the connection's own (nullable) one waits in in_saved.
+         */
+        uint8_t *in;            /* (owned unless in_scratch) */
         size_t in_size, in_start, in_end;
+        uint8_t *in_saved;      /* (owned, nullable) */
+        size_t in_saved_size;
+        bool in_scratch;
         uint64_t in_stream_pos; /* stream offset of in[0] */
         int *in_fds;            /* (owned) received, not yet claimed by a message */
         uint64_t *in_fds_pos;   /* (owned) stream offset each fd arrived with */

@@ -270,10 +270,17 @@ static void test_split_and_large_input(void **state) {
         send_bytes(p.peer, data, 10);
         assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
         assert_int_equal(p.n_got, 0);
+        /* The partial message was read into scratch and its tail kept here. */
+        assert_false(p.c.in_scratch);
+        assert_non_null(p.c.in);
+        assert_int_equal(p.c.in_end - p.c.in_start, 10);
         send_bytes(p.peer, data + 10, size - 10);
         assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
         assert_int_equal(p.n_got, 1);
         assert_int_equal(message_get_serial(p.got[0]), 1);
+        /* Nothing pending: an idle connection holds no input buffer. */
+        assert_null(p.c.in);
+        assert_int_equal(p.c.in_size, 0);
 
         data = message_get_data(large, &size);
         send_bytes(p.peer, data, size);
