@@ -1,12 +1,20 @@
 /*
  * Routing: what happens to each message a peer sends.
  *
- * In order: the first message must be Hello (anything else disconnects);
- * a monitor may send nothing (disconnected); the bus stamps SENDER with
- * the peer's unique name (a spoofed one is overwritten); monitors get a
- * copy; then the message goes to the driver, to one addressed peer
- * (unicast, plus eavesdroppers), or to every peer with a matching rule
- * (broadcast). Each recipient is passed through mediate_message() first.
+ * In order: the first message must be Hello (a call before it gets
+ * AccessDenied, as from dbus-daemon); a monitor may send nothing
+ * (disconnected); the bus stamps SENDER with the peer's unique name (a
+ * spoofed one is overwritten); monitors get a copy; then the message goes
+ * to the driver, to one addressed peer (unicast, plus eavesdroppers), or
+ * to every peer with a matching rule (broadcast); a method call without a
+ * destination is answered UnknownMethod and goes nowhere. Each recipient
+ * is passed through mediate_message() first, with its route.
+ *
+ * Flow control: a queue over max_outgoing_bytes refuses the message
+ * (LimitsExceeded to the sender); what a sender has waiting in queues
+ * counts against its max_incoming_bytes, and over it the sender is not
+ * read any more until they drain (peer.c), so a slow reader slows down
+ * only whoever floods it.
  *
  * Replies: a method call expecting a reply registers (caller, callee,
  * serial) in the reply registry; a METHOD_RETURN or ERROR is delivered
