@@ -2,7 +2,7 @@
  * Reproducer for the known issue in README.md: under uml-launch's
  * FXSAVE-only fallback, a guest process that takes timer signals while it
  * first touches fresh pages sometimes loses SSE register contents, and a
- * memcpy comes out wrong. Prints what it saw; exit 1 when a copy was
+ * memcmp over equal arrays says they differ (rechecked byte by byte: equal). Prints what it saw; exit 1 when a copy was
  * wrong. Not a registered test (it documents a UML limitation we cannot
  * fix here); build it with cc -O2 and run it with uml-run.
  */
@@ -27,7 +27,7 @@ int main(void) {
         if (_mm_cvtsi128_si32(x) != (int) iter + 2000) { bad++; printf("xmm bad at iter %ld after %ld signals\n", iter, hits); }
         memset(a, (int) (iter & 0x7f) + 1, sizeof a);
         memcpy(b, a, sizeof b);
-        if (memcmp(a, b, sizeof a) != 0 || b[sizeof b - 1] != (char) ((iter & 0x7f) + 1)) { bad++; printf("mem bad at iter %ld after %ld signals\n", iter, hits); }
+        if (memcmp(a, b, sizeof a) != 0 || b[sizeof b - 1] != (char) ((iter & 0x7f) + 1)) { bad++; size_t i = 0; while (i < sizeof a && a[i] == b[i]) i++; size_t j = i; while (j < sizeof a && a[j] != b[j]) j++; printf("mem bad at iter %ld after %ld signals: bytes %zu..%zu differ (b=%d a=%d), &b[i]=%p\n", iter, hits, i, j, b[i], a[i], (void*)&b[i]); }
     }
     printf("signals %ld, bad %ld\n", hits, bad);
     return bad != 0;
