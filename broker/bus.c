@@ -171,9 +171,12 @@ static int bus_listen_one(Bus *bus, const char *text) {
         int r = -EINVAL;
 
         r = bus_address_parse(text, &list, &error);
-        if (r != 0)
-                return log_error_errno(r < 0 ? r : EINVAL, "Invalid address '%s': %s", text,
-                                       error.message);
+        if (r < 0)
+                return log_error_errno(r, "Failed to parse the address '%s'", text);
+        if (r > 0) {
+                log_error("Invalid address '%s': %s", text, error.message);
+                return -EINVAL;
+        }
         for (size_t i = 0; i < list->n_entries; i++) {
                 Listener *listener;
 

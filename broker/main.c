@@ -284,16 +284,18 @@ static int main_run(const Options *options) {
         bus->policy_path = options->policy ? strdup(options->policy) : NULL;
         bus->reload = main_reload;
         signals.bus = bus;
+        /* Start-up failures are logged where they happen. */
         r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
                 r = main_setup_watchdog(&watchdog, loop);
-        if (r == 0)
+        if (r == 0) {
                 r = loop_run(loop);
+                if (r < 0)
+                        log_error_errno(r, "The bus failed");
+        }
         (void) sd_notify(false, "STOPPING=1");
         if (watchdog.loop)
                 loop_timer_disarm(loop, &watchdog.timer);
-        if (r < 0)
-                log_error_errno(r, "The bus failed");
         if (pidfile)
                 (void) unlink(pidfile);
         bus_free(TAKE_PTR(bus));
