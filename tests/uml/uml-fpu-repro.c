@@ -2,8 +2,8 @@
  * Reproducer for the known issue in README.md: under uml-launch's
  * FXSAVE-only fallback, a guest process that takes timer signals while it
  * first touches fresh pages sometimes loses SSE register contents, and a
- * memcmp over equal arrays says they differ (rechecked byte by byte: equal). Prints what it saw; exit 1 when a copy was
- * wrong. Not a registered test (it documents a UML limitation we cannot
+ * memcmp over equal arrays says they differ (rechecked byte by byte, they
+ * are equal). Prints what it saw; exit 1 when a comparison was wrong. Not a registered test (it documents a UML limitation we cannot
  * fix here); build it with cc -O2 and run it with uml-run.
  */
 #include <signal.h>
