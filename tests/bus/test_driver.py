@@ -410,3 +410,28 @@ def test_activatable_services_changed_signal(bus):
         assert got[0].interface == BUS and got[0].path == PATH, got
     else:
         assert got == [], got
+
+
+def test_listed_interfaces_are_implemented(bus):
+    """Every interface the Interfaces property names answers its methods;
+    Debug.Stats, when offered, reports this connection and its rules."""
+    a = bus.raw()
+    a.add_match("type='signal',member='Counted'")
+    interfaces = ok(a.call(BUS, PATH, PROPS, 'Get', 'ss',
+                           [BUS, 'Interfaces']))[0][1]
+    stats = 'org.freedesktop.DBus.Debug.Stats'
+    if stats in interfaces:
+        overall = ok(a.call(BUS, PATH, stats, 'GetStats'))[0]
+        assert overall['ActiveConnections'][1] >= 1, overall
+        mine = ok(a.call(BUS, PATH, stats, 'GetConnectionStats', 's',
+                         [a.unique_name]))[0]
+        assert mine['UniqueName'] == ('s', a.unique_name), mine
+        assert mine['MatchRules'] == ('u', 1), mine
+        rules = ok(a.call(BUS, PATH, stats, 'GetAllMatchRules'))[0]
+        assert len(rules[a.unique_name]) == 1, rules
+        assert "member='Counted'" in rules[a.unique_name][0], rules
+    else:
+        assert error_of(a.call(BUS, PATH, stats, 'GetStats')) in (
+            'org.freedesktop.DBus.Error.UnknownInterface',
+            'org.freedesktop.DBus.Error.UnknownMethod')
+    assert 'org.freedesktop.DBus.Monitoring' in interfaces
