@@ -642,6 +642,25 @@ static void test_max_incomplete_connections(void **state) {
         harness_stop(&h);
 }
 
+static void test_max_completed_connections(void **state) {
+        Harness h;
+        Client a, b;
+        _cleanup_(message_unrefp) Message *error = NULL;
+        uint32_t serial;
+
+        harness_start(&h, CONFIG_HEAD CONFIG_POLICY
+                      "<limit name=\"max_completed_connections\">1</limit></busconfig>");
+        client_connect(&h, &a, false, true);
+        client_connect(&h, &b, false, false);
+        serial = client_call(&h, &b, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                             "org.freedesktop.DBus", "Hello", "");
+        error = client_wait_reply(&h, &b, serial);
+        assert_string_equal(error_name_of(error), "org.freedesktop.DBus.Error.LimitsExceeded");
+        client_close(&a);
+        client_close(&b);
+        harness_stop(&h);
+}
+
 static void test_max_connections_per_user(void **state) {
         Harness h;
         Client a, b;
@@ -683,6 +702,7 @@ int main(void) {
                 cmocka_unit_test(test_reply_timeout),
                 cmocka_unit_test(test_max_replies),
                 cmocka_unit_test(test_max_connections_per_user),
+                cmocka_unit_test(test_max_completed_connections),
                 cmocka_unit_test(test_auth_timeout),
                 cmocka_unit_test(test_max_incomplete_connections),
         };
