@@ -26,20 +26,22 @@ void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 
 static unsigned n_allocations;
+static unsigned fail_allocation;        /* this one (1-based count) fails; 0: none */
+
+static bool allocation_fails(void) {
+        return ++n_allocations == fail_allocation;
+}
 
 void *__wrap_malloc(size_t size) {
-        n_allocations++;
-        return __real_malloc(size);
+        return allocation_fails() ? NULL : __real_malloc(size);
 }
 
 void *__wrap_calloc(size_t n, size_t size) {
-        n_allocations++;
-        return __real_calloc(n, size);
+        return allocation_fails() ? NULL : __real_calloc(n, size);
 }
 
 void *__wrap_realloc(void *p, size_t size) {
-        n_allocations++;
-        return __real_realloc(p, size);
+        return allocation_fails() ? NULL : __real_realloc(p, size);
 }
 
 #define HIDE(...) ((const char *const[]) { __VA_ARGS__, NULL })
@@ -481,6 +483,37 @@ static void test_callback_failure(void **state) {
         }
 }
 
+/* Every allocation of a rebuild failing in turn: -ENOMEM, nothing leaked (ASan), then success. */
+static void test_allocation_failures(void **state) {
+        _cleanup_(message_unrefp) Message *in = NULL, *expected = NULL;
+        const char *const *hidden = HIDE("*|*|Q", "*|org.ex.B|*");
+        unsigned failed = 0;
+
+        assert_int_equal(testlib_managed_objects_reply(
+                "/a:org.ex.A=P,Q,Nested;org.ex.B=R|/b:org.ex.B=S|/c:org.ex.C=Fd", &in), 0);
+        assert_int_equal(testlib_managed_objects_reply("/a:org.ex.A=P,Nested|/c:org.ex.C=Fd",
+                                                       &expected), 0);
+        for (unsigned at = 1;; at++) {
+                TestRules rules = { .hidden = hidden };
+                Message *out = NULL;
+                int k;
+
+                n_allocations = 0;
+                fail_allocation = at;
+                k = propfilter_filter(in, &managed_objects_call, testlib_visible, &rules, &out);
+                fail_allocation = 0;
+                if (k == 0) {
+                        assert_same_body(out, expected);
+                        message_unref(out);
+                        break;
+                }
+                assert_int_equal(k, -ENOMEM);
+                assert_null(out);
+                failed++;
+        }
+        assert_true(failed > 3);
+}
+
 static void test_bad_arguments(void **state) {
         _cleanup_(message_unrefp) Message *in = NULL;
         PropfilterCall no_path = get_all_call;
@@ -606,6 +639,7 @@ int main(void) {
                 cmocka_unit_test(test_inexact_call),
                 cmocka_unit_test(test_not_a_carrier),
                 cmocka_unit_test(test_callback_failure),
+                cmocka_unit_test(test_allocation_failures),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_call_init),
                 cmocka_unit_test(test_classify_signals),
