@@ -222,6 +222,25 @@ expect_not_mediated() {
 
 run_app trusted-app
 run_app untrusted-app
+
+# Smack alone is not what protects the tokens: give untrusted-app a Smack
+# path to cellular by hand (as if the device maker had), and the bus must
+# still refuse Dial, hide SignalStrength and drop CallStateChanged, while
+# the open Operator and Introspect answer.
+say "untrusted-app with a Smack path to cellular (rules added by hand)"
+printf 'untrusted-app cellular w\n' > /sys/fs/smackfs/load2
+printf 'cellular untrusted-app w\n' > /sys/fs/smackfs/load2
+grep -E '^(untrusted-app cellular|cellular untrusted-app) ' /sys/fs/smackfs/load2
+# shellcheck disable=SC2086 # the step words are meant to split
+run_as_package untrusted-app "$lib/untrusted-app" \
+    get-property $cell Operator \
+    get-all $cell \
+    get-property $cell SignalStrength \
+    call $cell Dial s:+999 \
+    introspect org.mssf.Cellular /org/mssf/Cellular \
+    listen-signals 2.5 org.mssf.Cellular \
+    2>&1 | tee "$root/untrusted-smack.out"
+
 say "Checks"
 
 t=$root/trusted-app.out
@@ -254,6 +273,18 @@ expect_mediated "$u" "^setting Name to Stolen refused: org.freedesktop.DBus.Erro
 expect_not_mediated "$u" "^received (CallStateChanged|PositionChanged|EventAdded)" \
     "untrusted-app receives no protected signal"
 expect_not_mediated "$u" "SignalStrength=|Position=" "untrusted-app sees no protected property change"
+
+s=$root/untrusted-smack.out
+expect "$s" "^Operator: MSSF Mobile$" "with a Smack path, untrusted-app reads the open Operator"
+expect "$s" "^Introspect answered: /org/mssf/Cellular$" "with a Smack path, Introspect is open"
+expect_mediated "$s" "^  SignalStrength: not visible \(hidden by the bus\)$" \
+    "with a Smack path, GetAll still hides SignalStrength"
+expect_mediated "$s" "^SignalStrength refused: org.freedesktop.DBus.Error.AccessDenied" \
+    "with a Smack path, Get SignalStrength is still refused"
+expect_mediated "$s" "^Dial refused: org.freedesktop.DBus.Error.AccessDenied" \
+    "with a Smack path, Dial still needs Cellular"
+expect_not_mediated "$s" "^received CallStateChanged|SignalStrength=" \
+    "with a Smack path, protected signals and properties still do not arrive"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ] || exit 1
