@@ -40,6 +40,8 @@ BROKER_FAILS = {
         POLICY,
     'policy/user_context_applies':
         POLICY,
+    'activation/service_start_timeout':
+        ACTIVATION,
     'activation/activation_child_exited':
         ACTIVATION,
     'activation/activation_exec_failed':

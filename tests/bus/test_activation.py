@@ -1,6 +1,7 @@
 """Bus activation from .service files in the configured <servicedir>:
 ListActivatableNames, StartServiceByName, auto-start on a method call,
 NO_AUTO_START, spawn failures, UpdateActivationEnvironment."""
+import time
 
 from rawdbus import check_reply, ERROR, METHOD_RETURN, NO_AUTO_START
 from busfixture import config, wait_until
@@ -114,3 +115,18 @@ def test_update_activation_environment(bus):
     reply = check_reply(a.call(NAME, TPATH, TIFACE, 'GetEnv', 's',
                                ['DBUS_STARTER_BUS_TYPE']))
     assert reply.body == ['session'], reply
+
+
+@config(limits={'service_start_timeout': 500})
+def test_service_start_timeout(bus):
+    """A service that never takes its name: TimedOut after
+    service_start_timeout, and the bus does not keep it running."""
+    bus.add_service_file('org.mssf.Slow', ['/bin/sleep', '30'])
+    a = bus.raw()
+    check_reply(a.bus_call('ReloadConfig'))
+    start = time.monotonic()
+    reply = a.bus_call('StartServiceByName', 'su', ['org.mssf.Slow', 0],
+                       timeout=10)
+    assert error_name(reply) == 'org.freedesktop.DBus.Error.TimedOut'
+    assert 0.4 < time.monotonic() - start < 5
+    wait_until(lambda: not bus.child_pids(), 3, 'the slow child to go')
