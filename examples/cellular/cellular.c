@@ -155,11 +155,11 @@ static gboolean call_advance(gpointer userdata) {
 }
 
 static bool number_is_valid(const char *number) {
-        size_t length = strlen(number);
+        const char *digits = number[0] == '+' ? number + 1 : number;
 
-        if (length == 0 || length > 32)
+        if (strlen(number) > 32 || !digits[0])
                 return false;
-        return strspn(number, "+0123456789*#") == length && !strchr(number + 1, '+');
+        return strspn(digits, "0123456789*#") == strlen(digits);
 }
 
 static void cellular_dial(Cellular *cellular, GVariant *parameters,

@@ -181,6 +181,7 @@ def test_cellular(failures, app, env):
         "call", *CELL, "GetCalls",
         "listen-signals", "0.3", "org.mssf.Cellular",
         "call", *CELL, "Dial", "s:12ab",
+        "call", *CELL, "Dial", "s:+",
         "introspect", "org.mssf.Cellular", "/org/mssf/Cellular",
     ], env)
     failures.check(status == 0, f"cellular: exit status {status}: {err}", out)
@@ -205,6 +206,7 @@ def test_cellular(failures, app, env):
         r"received CallStateChanged\(/org/mssf/Cellular/call1, dialing\) from org\.mssf\.Cellular",
         r"received CallStateChanged\(/org/mssf/Cellular/call1, disconnected\) "
         r"from org\.mssf\.Cellular",
+        r"Dial failed: org\.mssf\.Cellular\.Error\.InvalidNumber: .*",
         r"Dial failed: org\.mssf\.Cellular\.Error\.InvalidNumber: .*",
         r"Introspect answered: /org/mssf/Cellular",
         r"  interface org\.mssf\.Cellular; methods Dial, Hangup, GetCalls; "
