@@ -25,6 +25,7 @@
 #include "config.h"
 #include "driver.h"
 #include "log.h"
+#include "mediate.h"
 #include "message.h"
 #include "validate.h"
 
@@ -170,6 +171,7 @@ static int driver_register(Bus *bus, Peer *peer) {
 
 int driver_hello(Bus *bus, Peer *peer, Message *m) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        MediateVerdict verdict;
         DriverError error = {};
         NameChange change = { .new_owner = &peer->names };
         int r;
@@ -182,6 +184,8 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return 0;
         }
         r = driver_check_connection_limits(bus, peer, &error);
+        if (r == 0 && mediate_connect(peer, &verdict) != 0)
+                r = driver_fail(&error, verdict.error, "%s", verdict.text);
         if (r > 0) {
                 log_warning("Refusing a connection from uid %u: %s", (unsigned) peer->creds.uid,
                             error.text);
@@ -214,6 +218,7 @@ static int driver_method_hello(Bus *bus, Peer *peer, Message *m, DriverError *er
 /* Names. */
 
 static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
+        MediateVerdict verdict;
         const char *name;
         uint32_t flags, reply;
         NameChange change;
@@ -233,6 +238,8 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
                 return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                    "Connection \"%s\" is not allowed to own the service \"%s\"because it is reserved for D-Bus' use only",
                                    peer->unique_name, name);
+        if (mediate_own(peer, name, &verdict) != 0)
+                return driver_fail(error, verdict.error, "%s", verdict.text);
         r = names_request(bus->names, &peer->names, name, flags, max < 0 ? SIZE_MAX : (size_t) max,
                           &change, &reply);
         if (r == NAMES_E_LIMIT)

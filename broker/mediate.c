@@ -7,6 +7,8 @@
  * eavesdropping apart). Messages to the bus driver pass with receiver ==
  * NULL, messages from it with sender == NULL. Monitors' copies do not
  * pass: a monitor is privileged and sees what the bus routes.
+ * mediate_own() (RequestName) and mediate_connect() (Hello) are the same
+ * seam for the two decisions that are not about a message.
  *
  * Today the seam implements no rule: the busconfig send/receive policy
  * and the Smack/token mediation of DESIGN.md ("Mediation, message by
@@ -21,6 +23,16 @@
 
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict) {
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        return 0;
+}
+
+int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict) {
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        return 0;
+}
+
+int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
         memset(ret_verdict, 0, sizeof(*ret_verdict));
         return 0;
 }

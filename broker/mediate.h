@@ -31,3 +31,12 @@ typedef struct MediateVerdict {
  */
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict);
+
+/*
+ * The same seam for the two decisions that are not about a message: may
+ * peer own (or queue for) name (RequestName), and may this connection
+ * join the bus at all (Hello; busconfig user=/group= rules). 0 or
+ * MEDIATE_E_DENIED with *ret_verdict filled. Pure, like mediate_message().
+ */
+int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict);
+int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict);

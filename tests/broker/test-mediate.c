@@ -1,8 +1,9 @@
 /*
  * Tests that every routed message passes the mediation seam
  * (broker/mediate.h) once per recipient, with the right route, and that a
- * denial reaches the sender as an error. mediate_message() is replaced at
- * link time (-Wl,--wrap=mediate_message) by a recorder that can deny.
+ * denial reaches the sender as an error; likewise for the own (RequestName)
+ * and connect (Hello) seams. They are replaced at link time
+ * (-Wl,--wrap=mediate_message, ...) by recorders that can deny.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +55,29 @@ int __wrap_mediate_message(const Peer *sender, const Peer *receiver, Message *m,
                 return MEDIATE_E_DENIED;
         }
         return __real_mediate_message(sender, receiver, m, route, ret_verdict);
+}
+
+int __wrap_mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict);
+int __wrap_mediate_connect(const Peer *peer, MediateVerdict *ret_verdict);
+
+static bool deny_connect;
+
+int __wrap_mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict) {
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (strcmp(name, "org.example.Squatted") != 0)
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "not yours: %s", name);
+        return MEDIATE_E_DENIED;
+}
+
+int __wrap_mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (!deny_connect)
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "go away");
+        return MEDIATE_E_DENIED;
 }
 
 static Peer *peer_of(Harness *h, Client *c) {
@@ -151,10 +175,46 @@ static void test_denial_reaches_sender(void **state) {
         harness_stop(&h);
 }
 
+static void test_own_and_connect_seams(void **state) {
+        Harness h;
+        Client a, b;
+        _cleanup_(message_unrefp) Message *denied = NULL, *granted = NULL, *refused = NULL;
+        const char *text;
+        uint32_t serial, reply;
+
+        harness_start(&h, CONFIG);
+        client_connect(&h, &a, false, true);
+        serial = client_call(&h, &a, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "RequestName", "su", "org.example.Squatted", 0);
+        denied = client_wait_reply(&h, &a, serial);
+        assert_non_null(denied);
+        assert_string_equal(message_get_error_name(denied), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_int_equal(message_read(denied, "s", &text), 0);
+        assert_string_equal(text, "not yours: org.example.Squatted");
+        serial = client_call(&h, &a, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "RequestName", "su", "org.example.Free", 0);
+        granted = client_wait_reply(&h, &a, serial);
+        assert_int_equal(message_read(granted, "u", &reply), 0);
+        assert_int_equal(reply, 1);
+
+        deny_connect = true;
+        client_connect(&h, &b, false, false);
+        serial = client_call(&h, &b, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                             "Hello", "");
+        refused = client_wait_reply(&h, &b, serial);
+        assert_non_null(refused);
+        assert_string_equal(message_get_error_name(refused), "org.freedesktop.DBus.Error.AccessDenied");
+        deny_connect = false;
+        client_close(&a);
+        client_close(&b);
+        harness_stop(&h);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_routes),
                 cmocka_unit_test(test_denial_reaches_sender),
+                cmocka_unit_test(test_own_and_connect_seams),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
