@@ -18,6 +18,8 @@ POLICY = ('busconfig <policy> rules are not enforced: the denied '
           'AccessDenied')
 
 BROKER_FAILS = {
+    'policy/system_conf_policy':
+        POLICY,
     'credentials/user_policy_by_kernel_uid':
         POLICY,
     'policy/deny_own':

@@ -5,7 +5,7 @@ import os
 import pwd
 
 from rawdbus import check_reply, METHOD_CALL, SIGNAL, ERROR
-from busfixture import config, DEFAULT_POLICY
+from busfixture import config, DEFAULT_POLICY, Skip
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 DENIED = 'org.freedesktop.DBus.Error.AccessDenied'
@@ -152,3 +152,47 @@ def test_driver_always_reachable(bus):
     assert check_reply(a.bus_call('GetNameOwner', 's',
                                   ['org.mssf.Guarded'])).body == \
         [b.unique_name]
+
+
+def system_conf_policies():
+    """The <policy> elements of the installed system.conf, as text."""
+    import xml.etree.ElementTree as ET
+    path = '/usr/share/dbus-1/system.conf'
+    if not os.path.exists(path):
+        return None
+    root = ET.parse(path).getroot()
+    return ''.join(ET.tostring(p, encoding='unicode')
+                   for p in root.findall('policy'))
+
+
+SYSTEM_D = ('<policy user="%s"><allow own="org.mssf.Svc"/>'
+            '<allow send_destination="org.mssf.Svc"/></policy>\n' % ME)
+
+
+@config(policy=(system_conf_policies() or DEFAULT_POLICY) + SYSTEM_D)
+def test_system_conf_policy(bus):
+    """The distribution's system.conf policy plus a system.d-style hole:
+    method calls and names are closed unless punched through; signals,
+    requested replies and the bus driver stay open."""
+    if system_conf_policies() is None:
+        raise Skip('no /usr/share/dbus-1/system.conf')
+    a, b, listener = bus.raw(), bus.raw(), bus.raw()
+    # Names: closed, except the one the snippet opens.
+    reply = b.bus_call('RequestName', 'su', ['org.mssf.Other', 0])
+    assert reply.type == ERROR and reply.error_name == DENIED, reply
+    check_reply(b.bus_call('RequestName', 'su', ['org.mssf.Svc', 0]))
+    # Calls: closed by default, open through the hole (which matches the
+    # owner under any of its names); the requested reply comes back.
+    c = bus.raw()
+    assert attempt(a, c, dest=c.unique_name) == (DENIED, False)
+    assert attempt(a, b, dest='org.mssf.Svc') == (None, True)
+    assert attempt(a, b, dest=b.unique_name) == (None, True)
+    # Signals are open.
+    listener.add_match("type='signal',interface='org.mssf.Sys'")
+    b.signal('/s', 'org.mssf.Sys', 'Up', 's', ['up'])
+    assert listener.wait_for(lambda m: m.type == SIGNAL and
+                             m.member == 'Up').sender == b.unique_name
+    # The driver is open, but UpdateActivationEnvironment is not.
+    assert check_reply(a.bus_call('ListNames'))
+    reply = a.bus_call('UpdateActivationEnvironment', 'a{ss}', [{'X': 'y'}])
+    assert reply.type == ERROR and reply.error_name == DENIED, reply
