@@ -120,3 +120,19 @@ def test_sighup_applies_limits(bus):
     names = [r.error_name for r in results]
     assert names == [None] * 4 + ['org.freedesktop.DBus.Error.LimitsExceeded'
                                   ], names
+
+
+def test_sighup_keeps_pending_replies_and_monitors(bus):
+    a, b = bus.raw(), bus.raw()
+    mon = bus.raw()
+    check_reply(mon.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                         'org.freedesktop.DBus.Monitoring', 'BecomeMonitor',
+                         'asu', [[], 0]))
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'Pending')
+    call = b.wait_for(lambda m: m.type == METHOD_CALL)
+    sighup(bus)
+    b.reply(call, 's', ['after reload'])
+    assert a.wait_for(lambda m: m.reply_serial == serial).body == \
+        ['after reload']
+    seen = [m for m in mon.collect(0.3) if m.reply_serial == serial]
+    assert len(seen) == 1 and seen[0].body == ['after reload'], seen
