@@ -62,7 +62,7 @@ typedef struct Calendar {
         GDBusConnection *connection;    /* (unowned) */
         GPtrArray *events;              /* Event, in the order added (owned) */
         unsigned next_event;
-        char *name;
+        char *name;                     /* (owned) */
 } Calendar;
 
 static void event_free(Event *event) {
@@ -75,6 +75,13 @@ static void event_free(Event *event) {
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Event, event_free)
+
+static void calendar_clear(Calendar *calendar) {
+        g_clear_pointer(&calendar->events, g_ptr_array_unref);
+        g_clear_pointer(&calendar->name, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Calendar, calendar_clear)
 
 /* text as a time (UTC unless it names a zone), or NULL. */
 static GDateTime *parse_time(const char *text) {
@@ -245,10 +252,11 @@ int main(int argc, char **argv) {
         g_autoptr(GOptionContext) context = g_option_context_new("- in-memory calendar service");
         g_autoptr(GDBusNodeInfo) node = NULL;
         g_autoptr(GDBusConnection) connection = NULL;
-        g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func((GDestroyNotify) event_free);
-        g_autofree char *name = g_strdup("Personal");
         g_autoptr(GError) error = NULL;
-        Calendar calendar = { .events = events };
+        g_auto(Calendar) calendar = {
+                .events = g_ptr_array_new_with_free_func((GDestroyNotify) event_free),
+                .name = g_strdup("Personal"),
+        };
         guint registration;
         int status;
 
@@ -266,7 +274,6 @@ int main(int argc, char **argv) {
                 return 1;
         }
         calendar.connection = connection;
-        calendar.name = g_steal_pointer(&name);
         calendar_seed(&calendar);
 
         registration = g_dbus_connection_register_object(connection, CALENDAR_PATH,
@@ -275,11 +282,9 @@ int main(int argc, char **argv) {
         if (!registration) {
                 g_printerr("%s: cannot register %s: %s\n", g_get_prgname(), CALENDAR_PATH,
                            error->message);
-                g_free(calendar.name);
                 return 1;
         }
         status = demo_service_run(connection, CALENDAR_NAME);
         g_dbus_connection_unregister_object(connection, registration);
-        g_free(calendar.name);
         return status;
 }
