@@ -11,7 +11,9 @@
  *       owns NAME (default org.mssf.E2E), prints "ready NAME UNIQUE" (or
  *       "refused NAME ERROR", exit 1), then "CALL IFACE.MEMBER SENDER" for
  *       every call received (IFACE "-" without an interface field) and
- *       "REPLIED Slow" when a delayed reply went out. Objects:
+ *       "REPLIED Slow" when a delayed reply went out, "GET IFACE PROP" and
+ *       "SETTING IFACE PROP" for the Properties arguments it read, "SET
+ *       Mode VALUE" once Mode changed. Objects:
  *         /org/mssf/E2E  org.mssf.E2E: Open, Guarded, Twin, Undeclared -> s;
  *           Slow(s flag) -> s once the file FLAG exists; Emit(s kind, s dest),
  *           kind broadcast | unicast (to dest) | props | added | done;
@@ -350,6 +352,7 @@ static DBusMessage *properties(DBusMessage *call, const char *member, const char
         if (dbus_message_iter_get_arg_type(&iter) != DBUS_TYPE_STRING)
                 return error_reply(call, "property expected");
         dbus_message_iter_get_basic(&iter, &name);
+        say("%s %s %s", strcmp(member, "Set") == 0 ? "SETTING" : "GET", iface, name);
         if (strcmp(member, "Set") == 0) {
                 DBusMessageIter v;
                 const char *value;
