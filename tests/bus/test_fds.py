@@ -98,3 +98,33 @@ def test_fd_count_mismatch_disconnects(bus):
     assert liar.wait_closed(3), 'a message with 2 fds declared, 1 sent'
     a.expect_nothing(lambda m: m.type == METHOD_CALL, 0.3)
     assert check_reply(a.bus_call('GetId'))
+
+
+def test_broadcast_with_fd_skips_peers_without_fds(bus):
+    e, capable, plain = (bus.raw(unix_fd=True), bus.raw(unix_fd=True),
+                         bus.raw())
+    for conn in (capable, plain):
+        conn.add_match("type='signal',interface='org.mssf.FdSig'")
+    r = make_pipe(b'broadcast fd')
+    e.send(rawdbus.Message(rawdbus.SIGNAL, 0, 0, {
+        rawdbus.FIELD_PATH: '/p', rawdbus.FIELD_INTERFACE: 'org.mssf.FdSig',
+        rawdbus.FIELD_MEMBER: 'WithFd'}, 'h', [0], [r]))
+    os.close(r)
+    sig = capable.wait_for(lambda m: m.member == 'WithFd')
+    assert len(sig.fds) == 1 and read_all(sig.fds[0]) == b'broadcast fd'
+    plain.expect_nothing(lambda m: m.member == 'WithFd', 0.3)
+    # A signal has no reply, so the sender is told nothing.
+    e.expect_nothing(lambda m: m.type == ERROR, 0.1)
+
+
+def test_fds_without_negotiation_disconnect(bus):
+    a, sloppy = bus.raw(unix_fd=True), bus.raw()
+    r = make_pipe(b'x')
+    try:
+        sloppy.send(rawdbus.Message(METHOD_CALL, 0, 0, {
+            rawdbus.FIELD_PATH: '/p', rawdbus.FIELD_MEMBER: 'M',
+            rawdbus.FIELD_DESTINATION: a.unique_name}, 'h', [0], [r]))
+    finally:
+        os.close(r)
+    assert sloppy.wait_closed(3), 'fds accepted without NEGOTIATE_UNIX_FD'
+    a.expect_nothing(lambda m: m.type == METHOD_CALL, 0.3)
