@@ -27,7 +27,15 @@ typedef struct DemoService {
 const char *demo_bus_system_address(void) {
         const char *address = g_getenv("DBUS_SYSTEM_BUS_ADDRESS");
 
-        return address && address[0] ? address : DEMO_SYSTEM_BUS_DEFAULT;
+        if (address && address[0])
+                return address;
+        /* Started by the system bus's activation: the bus that started us. */
+        if (g_strcmp0(g_getenv("DBUS_STARTER_BUS_TYPE"), "system") == 0) {
+                address = g_getenv("DBUS_STARTER_ADDRESS");
+                if (address && address[0])
+                        return address;
+        }
+        return DEMO_SYSTEM_BUS_DEFAULT;
 }
 
 GDBusConnection *demo_bus_connect(const char *address, GError **error) {

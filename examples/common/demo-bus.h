@@ -3,7 +3,11 @@
 
 #include <gio/gio.h>
 
-/* The address the demo programs use: $DBUS_SYSTEM_BUS_ADDRESS, else the standard socket. */
+/*
+ * The address the demo programs use: $DBUS_SYSTEM_BUS_ADDRESS, else (when
+ * the system bus activated us) $DBUS_STARTER_ADDRESS, else the standard
+ * socket.
+ */
 const char *demo_bus_system_address(void);
 
 /*

@@ -7,11 +7,13 @@ examples/dbus, so that the snippets are shown to be enough for the services
 to own their names and be called; starts the three services (with short
 timers) and a mock service that behaves the way the MSSF bus makes a
 service look to an app without tokens; runs the app's steps and checks the
-lines it prints. The bus here mediates nothing by label or token: what the
+lines it prints; at the end, with the services stopped, checks that the
+shipped activation files (dbus/*.service.in) start them on the first call. The bus here mediates nothing by label or token: what the
 MSSF mediation changes is checked by test-manifests.sh (the decisions) and
 by the mock (how the app reports them).
 
 usage: test-examples.py --build-dir DIR --source-dir DIR [--daemon PATH]
+                        [--skip-activation]
 """
 import argparse
 import os
@@ -54,6 +56,7 @@ CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configurat
   <policy context="default">
     <allow send_destination="org.mssf.Mock"/>
   </policy>
+  <servicedir>{services}</servicedir>
 {includes}
 </busconfig>
 """
@@ -84,7 +87,21 @@ class Failures:
             print("---- output ----\n" + output + "---- end ----")
 
 
-def write_config(tmp, source_dir):
+def write_activation_files(tmp, source_dir, build_dir):
+    """The shipped .service templates, pointing at the build's binaries."""
+    services = os.path.join(tmp, "services")
+    os.mkdir(services)
+    conf_dir = os.path.join(source_dir, "dbus")
+    for name in sorted(os.listdir(conf_dir)):
+        if name.endswith(".service.in"):
+            with open(os.path.join(conf_dir, name)) as f:
+                text = f.read().replace("@DEMO_DIR@", os.path.abspath(build_dir))
+            with open(os.path.join(services, name[:-len(".in")]), "w") as f:
+                f.write(text)
+    return services
+
+
+def write_config(tmp, source_dir, build_dir):
     user = pwd.getpwuid(os.geteuid()).pw_name
     includes = []
     conf_dir = os.path.join(source_dir, "dbus")
@@ -102,6 +119,7 @@ def write_config(tmp, source_dir):
     path = os.path.join(tmp, "bus.conf")
     with open(path, "w") as f:
         f.write(CONFIG.format(socket=os.path.join(tmp, "socket"), user=user,
+                              services=write_activation_files(tmp, source_dir, build_dir),
                               includes="\n".join(includes)))
     return path
 
@@ -364,11 +382,36 @@ def test_errors(failures, app, env, services):
                    f"no bus: exit status {status}", out + err)
 
 
+def test_activation(failures, app, env):
+    """With the services gone, the first call starts each (dbus/*.service.in)."""
+    status, out, err = run_app(app, [
+        "call", *CAL, "ListEvents",
+        "get-property", *CELL, "Operator",
+        "call", *LOC, "GetPosition",
+    ] + [word for name in ("org.mssf.Calendar", "org.mssf.Cellular", "org.mssf.Location")
+         for word in ("call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                      "org.freedesktop.DBus", "GetConnectionUnixProcessID", "s:" + name)], env)
+    failures.check(status == 0, f"activation: exit status {status}: {err}", out)
+    expect_lines(failures, "activation", out, [
+        r"ListEvents answered: 2 items",
+        r"Operator: MSSF Mobile",
+        r"GetPosition answered: 60\.\d+, 24\.\d+",
+    ])
+    pids = [int(pid) for pid in
+            re.findall(r"^GetConnectionUnixProcessID answered: (\d+)$", out, re.M)]
+    failures.check(len(pids) == 3, "activation: the three activated services' pids", out)
+    # The bus started them; stop them the way a system would.
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir", required=True, help="the build's examples folder")
     parser.add_argument("--source-dir", required=True, help="the examples source folder")
     parser.add_argument("--daemon", default="/usr/bin/dbus-daemon")
+    parser.add_argument("--skip-activation", action="store_true",
+                        help="leave out the activation test (for a bus without it yet)")
     args = parser.parse_args()
     if not shutil.which(args.daemon):
         print(f"SKIP: no {args.daemon}")
@@ -378,7 +421,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="mssf-examples-")
     processes = []
     try:
-        bus, address = start_bus(args.daemon, write_config(tmp, args.source_dir))
+        bus, address = start_bus(args.daemon,
+                                 write_config(tmp, args.source_dir, args.build_dir))
         processes.append(bus)
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
@@ -406,6 +450,10 @@ def main():
             except subprocess.TimeoutExpired:
                 status = None
             failures.check(status == 0, f"{process.args[0]}: exit status {status} on SIGTERM")
+        if args.skip_activation:
+            print("activation test skipped (--skip-activation)")
+        else:
+            test_activation(failures, app, env)
     finally:
         for process in reversed(processes):
             if process.poll() is None:
