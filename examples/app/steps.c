@@ -147,6 +147,7 @@ void step_get_all(App *app, const Step *step) {
         g_autoptr(GVariant) reply = NULL, properties = NULL;
         g_autoptr(GDBusNodeInfo) node = NULL;
         g_autofree char *what = g_strdup_printf("GetAll %s", w[2]);
+        gsize n;
 
         reply = app_call(app, w[0], w[1], DBUS_INTERFACE_PROPERTIES, "GetAll",
                          g_variant_new("(s)", w[2]), G_VARIANT_TYPE("(a{sv})"), &error);
@@ -155,8 +156,8 @@ void step_get_all(App *app, const Step *step) {
                 return;
         }
         properties = g_variant_get_child_value(reply, 0);
-        printf("%s answered: %" G_GSIZE_FORMAT " properties\n", what,
-               g_variant_n_children(properties));
+        n = g_variant_n_children(properties);
+        printf("%s answered: %" G_GSIZE_FORMAT " propert%s\n", what, n, n == 1 ? "y" : "ies");
         node = app_introspect(app, w[0], w[1], NULL);
         print_properties(properties, node ? g_dbus_node_info_lookup_interface(node, w[2]) : NULL,
                          "  ");

@@ -338,7 +338,7 @@ def test_filtered(failures, app, env):
         r"label test lacks token Secret for org\.mssf\.Mock\.Secret",
         r"Hidden refused: org\.freedesktop\.DBus\.Error\.AccessDenied: .*",
         r"Visible: yes",
-        r"GetAll org\.mssf\.Mock answered: 1 properties",
+        r"GetAll org\.mssf\.Mock answered: 1 property",
         r"  Visible: yes",
         r"  Hidden: not visible \(hidden by the bus\)",
         r"GetManagedObjects answered: 1 object",
