@@ -9,6 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 
+has "the bus lists org.mssf.E2EAct as activatable (from $t/services)" 'org\.mssf\.E2EAct' \
+    "$(driver ListActivatableNames)"
+
 out=$(gcall e2e-other org.mssf.E2EAct org.mssf.E2E.Open)
 has "e2e-other (no e2e-act::Use) calling the activatable name: AccessDenied" \
     'GDBus.Error:org.freedesktop.DBus.Error.AccessDenied' "$out"
