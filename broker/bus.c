@@ -12,6 +12,7 @@
  * sends is untrusted and handled in dispatch.c and driver.c.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "address.h"
 #include "auth.h"
 #include "bus.h"
+#include "busconfig-policy.h"
 #include "config.h"
 #include "listener.h"
 #include "log.h"
@@ -57,6 +59,20 @@ static void bus_read_machine_id(char out[33]) {
 
 static int bus_post(Loop *loop, void *userdata);
 
+/*
+ * Before each batch: a Smack rule written since the last one (a token
+ * revoked) flushes the cached answers, so the batch is judged by the
+ * kernel's current rules. Failing to tell denies nothing by itself: the
+ * oracle then stops caching, and every question goes to the kernel.
+ */
+static int bus_pre(Loop *loop, void *userdata) {
+        Bus *bus = userdata;
+
+        if (bus->security)
+                (void) security_refresh(bus->security);
+        return 0;
+}
+
 int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         _cleanup_(bus_freep) Bus *bus = NULL;
         int r;
@@ -87,6 +103,7 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
                 return r;
         bus_set_config(bus, config);
         loop_set_post(loop, bus_post, bus);
+        loop_set_pre(loop, bus_pre, bus);
         *ret = TAKE_PTR(bus);
         return 0;
 }
@@ -118,6 +135,7 @@ Bus *bus_free(Bus *bus) {
         for (size_t i = 0; bus->activation_environment && bus->activation_environment[i]; i++)
                 free(bus->activation_environment[i]);
         free(bus->activation_environment);
+        security_free(bus->security);
         bus_config_free(bus->config);
         free(bus->config_path);
         free(bus->policy_path);
@@ -130,6 +148,67 @@ void bus_set_config(Bus *bus, BusConfig *config) {
         bus->config = config;
         bus->auth_mechanisms = auth_mechanisms_from_names((const char *const *) config->auth,
                                                           config->n_auth, config->allow_anonymous);
+}
+
+/* The uid the bus runs as once it dropped to <user>: it may always connect. */
+static uid_t bus_uid(const BusConfig *config) {
+        struct passwd *pw = config->user ? getpwnam(config->user) : NULL;
+
+        return pw && getuid() == 0 ? pw->pw_uid : getuid();
+}
+
+static void bus_log_warnings(char **warnings) {
+        for (size_t i = 0; warnings && warnings[i]; i++)
+                log_warning("%s", warnings[i]);
+        busconfig_warnings_free(warnings);
+}
+
+int bus_setup_security(Bus *bus, const char *policy_path) {
+        char err[1024] = "";
+        char **warnings = NULL;
+        int r = security_new(bus->config, bus_uid(bus->config), policy_path, NULL, &bus->security, &warnings,
+                             err, sizeof(err));
+
+        bus_log_warnings(warnings);
+        if (r != 0) {
+                log_error("Failed to load the bus policy: %s", err[0] ? err : strerror(r < 0 ? -r : EINVAL));
+                return r < 0 ? r : -EINVAL;
+        }
+        if (!security_has_smack(bus->security))
+                log_info("No Smack on this system: messages are not mediated by label, and every MSSF token requirement denies");
+        return 0;
+}
+
+/*
+ * ReloadConfig: the new busconfig policy and the compiled MSSF policy are
+ * built first; only if both load is anything swapped, and every peer is
+ * re-attached before the next message, so none is judged by a mix.
+ */
+int bus_reload(Bus *bus, BusConfig *config) {
+        char err[1024] = "";
+        char **warnings = NULL;
+        IList *node;
+        int r = security_reload(bus->security, config, &warnings, err, sizeof(err));
+
+        bus_log_warnings(warnings);
+        if (r != 0) {
+                log_error("Failed to reload the bus policy, keeping the previous one: %s",
+                          err[0] ? err : strerror(r < 0 ? -r : EINVAL));
+                bus_config_free(config);
+                return r < 0 ? r : -EINVAL;
+        }
+        for (node = bus->peers.next; node != &bus->peers; node = node->next) {
+                Peer *peer = ILIST_ENTRY(node, Peer, link);
+
+                r = security_peer_refresh(bus->security, &peer->security);
+                if (r < 0) {
+                        /* Fail closed: a peer we cannot judge by the new policy goes. */
+                        log_warning_errno(r, "Dropping %s: cannot apply the new policy to it", peer->unique_name);
+                        peer_disconnect(peer);
+                }
+        }
+        bus_set_config(bus, config);
+        return 0;
 }
 
 static int bus_on_accept(Listener *listener, int fd, void *userdata) {

@@ -13,6 +13,7 @@
 #include "match.h"
 #include "names.h"
 #include "reply.h"
+#include "security.h"
 #include "strmap.h"
 
 typedef struct BusConfig BusConfig;
@@ -42,6 +43,7 @@ typedef struct Peer {
         bool want_out;                  /* its socket was full: waiting for EPOLLOUT */
         ConnectionCharge *charge;       /* (owned ref) what it has queued at others */
         NamePeerState names;
+        SecurityPeer security;          /* what busconfig and MSSF checks read */
         MatchOwner matches;
         ReplyOwner replies;
         size_t n_eavesdrop_rules;       /* its AddMatch rules with eavesdrop='true' */
@@ -54,6 +56,7 @@ typedef struct Peer {
 } Peer;
 
 struct Bus {
+        Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
         Loop *loop;                     /* (not owned) */
         BusConfig *config;              /* (owned) */
         char *config_path;              /* (owned, nullable) for ReloadConfig */
@@ -95,6 +98,10 @@ int bus_listen(Bus *bus, const char *address_override);
 /* The connectable addresses of all listeners, ';'-separated (for --print-address). */
 int bus_addresses(const Bus *bus, char **ret);
 
+/* The policy state: busconfig <policy>, the compiled MSSF policy, Smack. Logs its errors. */
+int bus_setup_security(Bus *bus, const char *policy_path);
+/* ReloadConfig/SIGHUP with a loaded config (taken): all or nothing, logged. */
+int bus_reload(Bus *bus, BusConfig *config);
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);
 

@@ -101,6 +101,10 @@ int bus_emit_name_change(Bus *bus, const NameChange *change) {
         Peer *new_owner = change->new_owner ? change->new_owner->peer : NULL;
         int r;
 
+        if (old_owner)
+                security_peer_names_changed(&old_owner->security);
+        if (new_owner)
+                security_peer_names_changed(&new_owner->security);
         if (old_owner == new_owner)
                 return 0;
         if (old_owner) {
@@ -248,6 +252,8 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
                                    peer->unique_name, (long long) max);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
+        /* Queued or owner: either way its names changed for the policy checks. */
+        security_peer_names_changed(&peer->security);
         r = driver_return_basic(bus, peer, m, 'u', &reply);
         if (r < 0)
                 return r;
@@ -275,6 +281,7 @@ static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverEr
         r = names_release(bus->names, &peer->names, name, &change, &reply);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
+        security_peer_names_changed(&peer->security);
         r = driver_return_basic(bus, peer, m, 'u', &reply);
         if (r < 0)
                 return r;

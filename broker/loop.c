@@ -37,6 +37,8 @@ struct Loop {
         size_t heap_size;
         LoopPostFn post_fn;
         void *post_userdata;
+        LoopPostFn pre_fn;
+        void *pre_userdata;
         bool exiting;
         int exit_code;
 };
@@ -112,6 +114,11 @@ void loop_remove_io(Loop *loop, LoopSource *source) {
                 return;
         epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, source->fd, NULL);
         source->added = false;
+}
+
+void loop_set_pre(Loop *loop, LoopPostFn fn, void *userdata) {
+        loop->pre_fn = fn;
+        loop->pre_userdata = userdata;
 }
 
 void loop_set_post(Loop *loop, LoopPostFn fn, void *userdata) {
@@ -250,6 +257,11 @@ int loop_iterate(Loop *loop, int timeout_msec) {
         n = epoll_wait(loop->epoll_fd, events, LOOP_BATCH, timeout_msec);
         if (n < 0)
                 return errno == EINTR ? 0 : -errno;
+        if (n > 0 && loop->pre_fn) {
+                r = loop->pre_fn(loop, loop->pre_userdata);
+                if (r < 0)
+                        return r;
+        }
         for (int i = 0; i < n; i++) {
                 LoopSource *source = events[i].data.ptr;
 

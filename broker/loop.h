@@ -51,6 +51,8 @@ static inline bool loop_timer_armed(const LoopTimer *timer) {
 }
 
 void loop_set_post(Loop *loop, LoopPostFn fn, void *userdata);
+/* Called once per batch of events, before the first callback (the Smack rule check). */
+void loop_set_pre(Loop *loop, LoopPostFn fn, void *userdata);
 
 /*
  * One batch: waits up to timeout_msec (-1: forever) for events, dispatches

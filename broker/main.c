@@ -34,6 +34,9 @@
 #include "loop.h"
 #include "options.h"
 
+/* Where mssf-policy writes the compiled MSSF policy (DESIGN: the default of --policy). */
+#define MAIN_DEFAULT_POLICY "/var/lib/mssf/policy.db"
+
 static int main_reload(Bus *bus) {
         _cleanup_(bus_config_freep) BusConfig *config = NULL;
         ConfigError error = {};
@@ -47,8 +50,11 @@ static int main_reload(Bus *bus) {
                           error.message[0] ? error.message : strerror(r < 0 ? -r : EINVAL));
                 return r < 0 ? r : -EINVAL;
         }
-        bus_set_config(bus, TAKE_PTR(config));
-        log_info("Reloaded the configuration from %s", bus->config_path);
+        r = bus_reload(bus, TAKE_PTR(config));
+        if (r < 0)
+                return r;
+        log_info("Reloaded the configuration from %s and the policy from %s", bus->config_path,
+                 bus->policy_path);
         return 0;
 }
 
@@ -119,16 +125,6 @@ static void main_set_log_target(const Options *options, const BusConfig *config)
                 log_set_target(LOG_TARGET_SYSTEM);
         else
                 log_set_target(config->syslog ? LOG_TARGET_SYSTEM : LOG_TARGET_STDERR);
-}
-
-static int main_check_policy(const char *path) {
-        _cleanup_close_ int fd = -1;
-        char byte;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || read(fd, &byte, 1) < 0)
-                return log_error_errno(errno, "Cannot read the policy file %s", path);
-        return 0;
 }
 
 static int main_drop_privileges(const char *user) {
@@ -271,8 +267,6 @@ static int main_run(const Options *options) {
         }
         main_set_log_target(options, config);
         main_raise_fd_limit();
-        if (options->policy && main_check_policy(options->policy) < 0)
-                return 1;
         r = loop_new(&loop);
         if (r == 0)
                 r = bus_new(loop, TAKE_PTR(config), &bus);
@@ -281,7 +275,10 @@ static int main_run(const Options *options) {
                 return 1;
         }
         bus->config_path = strdup(options->config_file);
-        bus->policy_path = options->policy ? strdup(options->policy) : NULL;
+        bus->policy_path = strdup(options->policy ? options->policy : MAIN_DEFAULT_POLICY);
+        /* A compiled policy that exists but does not load stops the bus: it must not run blind. */
+        if (!bus->policy_path || bus_setup_security(bus, bus->policy_path) < 0)
+                return 1;
         bus->reload = main_reload;
         signals.bus = bus;
         /* Start-up failures are logged where they happen. */

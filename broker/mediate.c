@@ -7,32 +7,127 @@
  * eavesdropping apart). Messages to the bus driver pass with receiver ==
  * NULL, messages from it with sender == NULL. Monitors' copies do not
  * pass: a monitor is privileged and sees what the bus routes.
- * mediate_own() (RequestName) and mediate_connect() (Hello) are the same
- * seam for the two decisions that are not about a message.
  *
- * Today the seam implements no rule: the busconfig send/receive policy
- * and the Smack/token mediation of DESIGN.md ("Mediation, message by
- * message") are later issues that fill in this one function, so that
- * routing never needs to change for them. It must stay a pure function
- * of (sender, receiver, message header, policy snapshot, Smack oracle):
- * no I/O, no logging; the router logs denials.
+ * The decision itself is broker/security's (busconfig <policy> first, then
+ * MSSF mediation by Smack label and token, see broker/mediation for the
+ * threat model); it is a pure function of the peers, the message and the
+ * policy snapshot apart from the Smack oracle's cached kernel answers.
+ * This file adapts it to the router and logs each denial once, with
+ * structured journal fields and a rate limit, so the router stays free of
+ * policy.
+ *
+ * The peers arrive as const: routing does not change them. The checks
+ * keep a per-peer cache of the names a peer owns, which they refresh in
+ * place; that cache is the only thing written through these pointers.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "bus-error.h"
+#include "bus.h"
+#include "log.h"
+#include "loop.h"
 #include "mediate.h"
+#include "message.h"
+#include "ratelimit.h"
+
+/* At most 50 denial lines per 10 s, then one line saying how many were held back. */
+static RateLimit denial_log = RATELIMIT_INIT(10ull * 1000 * 1000, 50);
+
+static SecurityPeer *security_of(const Peer *peer) {
+        return peer ? (SecurityPeer *) &peer->security : NULL;
+}
+
+static SecurityRoute security_route(MediateRoute route) {
+        switch (route) {
+        case MEDIATE_ROUTE_REPLY:
+                return SECURITY_ROUTE_REPLY;
+        case MEDIATE_ROUTE_BROADCAST:
+                return SECURITY_ROUTE_BROADCAST;
+        case MEDIATE_ROUTE_EAVESDROP:
+                return SECURITY_ROUTE_EAVESDROP;
+        default:
+                return SECURITY_ROUTE_UNICAST;
+        }
+}
+
+static const char *or_empty(const char *s) {
+        return s ? s : "";
+}
+
+static void log_denial(const SecurityVerdict *v, const Peer *sender, const Peer *receiver) {
+        char label[300], token[300], destination[300], member[560], reason[64], from[64], to[64];
+        const MediationVerdict *m = &v->mssf;
+        bool mssf = v->layer == SECURITY_LAYER_MSSF;
+        uint64_t held = 0;
+
+        if (!ratelimit_below(&denial_log, loop_now(), &held))
+                return;
+        if (held > 0)
+                log_warning("%llu more denials were not logged (rate limit)", (unsigned long long) held);
+        snprintf(label, sizeof(label), "MSSF_LABEL=%s", mssf ? or_empty(m->label) : "");
+        snprintf(token, sizeof(token), "MSSF_TOKEN=%s", mssf ? or_empty(m->token) : "");
+        snprintf(destination, sizeof(destination), "MSSF_DESTINATION=%s", mssf ? or_empty(m->destination) : "");
+        snprintf(member, sizeof(member), "MSSF_MEMBER=%s", mssf ? m->member : "");
+        snprintf(reason, sizeof(reason), "MSSF_REASON=%s", mssf ? mediation_reason_to_string(m->reason) : "busconfig");
+        snprintf(from, sizeof(from), "MSSF_SENDER=%s", sender ? sender->unique_name : BUS_DRIVER_NAME);
+        snprintf(to, sizeof(to), "MSSF_RECEIVER=%s", receiver ? receiver->unique_name : BUS_DRIVER_NAME);
+        const char *const fields[] = { label, token, destination, member, reason, from, to, NULL };
+        log_fields(mssf ? LOG_WARNING : LOG_NOTICE, 0, fields, "%s", v->text);
+}
+
+static int deny(const SecurityVerdict *v, const Peer *sender, const Peer *receiver,
+                MediateVerdict *ret_verdict) {
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", v->text);
+        /* dbus-daemon logs busconfig denials on the system bus, and those its log="true" rules ask for. */
+        log_denial(v, sender, receiver);
+        return MEDIATE_E_DENIED;
+}
 
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict) {
+        const Peer *any = sender ? sender : receiver;
+        SecurityVerdict v;
+
         memset(ret_verdict, 0, sizeof(*ret_verdict));
-        return 0;
+        if (!any || !any->bus->security)
+                return 0;
+        if (security_check_message(any->bus->security, security_of(sender), security_of(receiver), m,
+                                   security_route(route), &v) == 0)
+                return 0;
+        return deny(&v, sender, receiver, ret_verdict);
 }
 
 int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict) {
+        SecurityVerdict v;
+        int r;
+
         memset(ret_verdict, 0, sizeof(*ret_verdict));
-        return 0;
+        if (!peer->bus->security)
+                return 0;
+        r = security_check_own(peer->bus->security, security_of(peer), name, &v);
+        if (r == 0)
+                return 0;
+        if (r < 0) {
+                ret_verdict->error = BUS_ERROR_NO_MEMORY;
+                snprintf(ret_verdict->text, sizeof(ret_verdict->text), "Out of memory");
+                return MEDIATE_E_DENIED;
+        }
+        return deny(&v, peer, NULL, ret_verdict);
 }
 
 int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
+        char why[1024];
+
         memset(ret_verdict, 0, sizeof(*ret_verdict));
-        return 0;
+        if (!peer->bus->security)
+                return 0;
+        if (security_check_connect(peer->bus->security, peer->creds.uid, peer->creds.groups,
+                                   peer->creds.n_groups, why, sizeof(why)))
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", why);
+        log_notice("Refused a connection: %s", why);
+        return MEDIATE_E_DENIED;
 }

@@ -20,7 +20,7 @@ typedef enum MediateRoute {
 
 typedef struct MediateVerdict {
         int error;              /* a BusError for the sender when denied */
-        char text[256];         /* the error text naming the rule that denied */
+        char text[1280];        /* the error text naming the rule that denied */
 } MediateVerdict;
 
 /*

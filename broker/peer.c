@@ -186,6 +186,9 @@ int peer_new(Bus *bus, int fd, Peer **ret) {
         peer->charge->userdata = peer;
 
         r = creds_read(fd, &peer->creds);
+        if (r >= 0)
+                r = security_peer_init(bus->security, &peer->security, peer->creds.uid, peer->creds.groups,
+                                       peer->creds.n_groups, peer->creds.label, peer->unique_name, &peer->names);
         peer_connection_limits(&bus->config->limits, &limits);
         if (r >= 0)
                 r = connection_init(&peer->connection, fd, &limits, peer->creds.uid,
@@ -233,6 +236,7 @@ Peer *peer_free(Peer *peer) {
                 peer->charge->userdata = NULL;
                 connection_charge_unref(peer->charge);
         }
+        security_peer_deinit(&peer->security);
         creds_deinit(&peer->creds);
         free(peer);
         return NULL;

@@ -29,6 +29,8 @@ void harness_start(Harness *h, const char *config_text) {
                                                 BUS_CONFIG_NO_INCLUDES, &config, &error), 0);
         assert_int_equal(loop_new(&h->loop), 0);
         assert_int_equal(bus_new(h->loop, config, &h->bus), 0);
+        /* The daemon's own policy state: the config's <policy>, no compiled MSSF policy. */
+        assert_int_equal(bus_setup_security(h->bus, NULL), 0);
 }
 
 void harness_stop(Harness *h) {

@@ -18,7 +18,7 @@
 #include "bus-harness.h"
 
 #define CONFIG "<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen>" \
-        "<policy context=\"default\"><allow send_destination=\"*\"/><allow own=\"*\"/></policy></busconfig>"
+        "<policy context=\"default\"><allow send_destination=\"*\"/><allow receive_sender=\"*\"/><allow own=\"*\"/></policy></busconfig>"
 #define LABEL "User::App::Maps"
 
 int __real_getsockopt(int fd, int level, int name, void *value, socklen_t *len);
