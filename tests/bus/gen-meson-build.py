@@ -64,7 +64,6 @@ BROKER_FAILS = {
         ACTIVATION,
     'activation/update_activation_environment':
         ACTIVATION,
-
     'reload/sighup_applies_policy':
         'busconfig <deny send_destination="..."/> is not enforced (not even '
         'at startup): the call goes through instead of AccessDenied',
