@@ -158,6 +158,16 @@ step "The device maker's policy" \
      "Which global tokens exist, and what packages of each origin may be" \
      "granted ($demo/device-policy.conf):"
 grep -Ev '^(#|$)' "$demo/device-policy.conf" | sed -e 's/^/   /'
+echo
+echo "and its own Smack rules ($demo/device-rules): store apps may"
+echo "reach the demo services at the label level; tokens decide the rest:"
+grep -Ev '^(#|$)' "$demo/device-rules" | sed -e 's/^/   /'
+mkdir -p "$root/etc/smack/accesses.d"
+cp "$demo/device-rules" "$root/etc/smack/accesses.d/demo-device-rules"
+# Loaded as systemd loads /etc/smack/accesses.d at boot.
+grep -Ev '^(#|$)' "$demo/device-rules" | while read -r rule; do
+        echo "$rule" > /sys/fs/smackfs/load2
+done
 
 ##########################################################################
 step "Installing the five packages with mssf-policy" \
@@ -193,9 +203,33 @@ done
 echo "Smack rules of the demo labels now in the kernel (/sys/fs/smackfs/load2):"
 grep -E '^(trusted-app|untrusted-app|cellular|location|calendar) ' /sys/fs/smackfs/load2 \
         | sort | sed -e 's/^/   /'
-grep -E '^untrusted-app ' /sys/fs/smackfs/load2 > "$out/untrusted-rules"
-! [ -s "$out/untrusted-rules" ]
-verdict $? "the kernel holds no rule for untrusted-app"
+echo "Who holds which token, as the kernel says (smackfs access2, 'LABEL TOKEN w'):"
+for label in trusted-app untrusted-app; do
+        line="  "
+        for token in Cellular Location calendar::data; do
+                line="$line $label $token: $("$helper" access "$label" "$token" w)"
+        done
+        echo " $line"
+done
+for token in Cellular Location calendar::data; do
+        [ "$("$helper" access trusted-app "$token" w)" = 1 ]
+        verdict $? "the kernel says trusted-app holds $token"
+        [ "$("$helper" access untrusted-app "$token" w)" = 0 ]
+        verdict $? "the kernel says untrusted-app does not hold $token"
+done
+
+echo
+echo "What the compiled policy decides for a Dial (mssf-policy explain runs the"
+echo "bus's own decision code over policy.db; tokens as the kernel says):"
+for label in trusted-app untrusted-app; do
+        echo "\$ mssf-policy explain --label $label --dest org.mssf.Cellular --path /org/mssf/Cellular --interface org.mssf.Cellular --member Dial"
+        policy explain --label "$label" --dest org.mssf.Cellular --path /org/mssf/Cellular \
+                --interface org.mssf.Cellular --member Dial > "$out/explain-$label" 2>&1
+        echo "   (exit status $?)"
+        sed -e 's/^/   /' "$out/explain-$label"
+done
+expect "$out/explain-trusted-app" "^allowed" "the policy allows trusted-app's Dial"
+expect "$out/explain-untrusted-app" "^denied" "the policy denies untrusted-app's Dial"
 
 ##########################################################################
 step "Starting mssf-broker as the system bus" \
@@ -292,11 +326,12 @@ expect "$out/u-cell" "^  SignalStrength: not visible \(hidden by the bus\)" \
 step "Cellular: who hears about calls" \
      "untrusted-app listens while trusted-app dials: CallStateChanged and" \
      "SignalStrength changes reach only holders of Cellular."
-app_bg untrusted-app "$out/u-cell-sig" listen-signals 3.5 org.mssf.Cellular
+app_bg untrusted-app "$out/u-cell-sig" introspect org.mssf.Cellular /org/mssf/Cellular \
+        listen-signals 3.5 org.mssf.Cellular
 u_pid=$bg_pid
 app trusted-app "$out/t-cell-sig" call $cell Dial s:112 listen-signals 3 org.mssf.Cellular
 wait $u_pid 2>/dev/null
-echo "\$ untrusted-app listen-signals 3.5 org.mssf.Cellular   (at the same time)"
+echo "\$ untrusted-app introspect ... listen-signals 3.5 org.mssf.Cellular   (at the same time)"
 sed -e 's/^/   /' "$out/u-cell-sig"
 expect "$out/t-cell-sig" "^received CallStateChanged\(.*, alerting\)" "trusted-app receives CallStateChanged"
 expect "$out/t-cell-sig" "SignalStrength=" "trusted-app sees SignalStrength change"
@@ -308,14 +343,15 @@ expect_not "$out/u-cell-sig" "SignalStrength=" "untrusted-app sees no SignalStre
 step "Location: who may know where the device is" \
      "GetPosition, PositionChanged, Position and the satellites' Elevation" \
      "and Azimuth need Location; Accuracy, Prn and the object manager are open."
-app_bg untrusted-app "$out/u-loc-sig" listen-signals 2 org.mssf.Location
+app_bg untrusted-app "$out/u-loc-sig" introspect org.mssf.Location /org/mssf/Location \
+        listen-signals 2 org.mssf.Location
 u_pid=$bg_pid
 app trusted-app "$out/t-loc" call $loc GetPosition get-all $loc \
         get-managed-objects org.mssf.Location listen-signals 1.2 org.mssf.Location
 wait $u_pid 2>/dev/null
 app untrusted-app "$out/u-loc" call $loc GetPosition get-property $loc Position get-all $loc \
         get-managed-objects org.mssf.Location
-echo "\$ untrusted-app listen-signals 2 org.mssf.Location   (while trusted-app ran)"
+echo "\$ untrusted-app introspect ... listen-signals 2 org.mssf.Location   (while trusted-app ran)"
 sed -e 's/^/   /' "$out/u-loc-sig"
 expect "$out/t-loc" "^GetPosition answered: " "trusted-app may GetPosition"
 expect "$out/t-loc" "^received PositionChanged" "trusted-app receives PositionChanged"
@@ -336,7 +372,8 @@ expect_not "$out/u-loc-sig" "Position=" "untrusted-app sees no Position in Prope
 step "Calendar: the calendar's own token" \
      "calendar::data is the calendar package's own checkorigin token: only" \
      "packages of its origin get it. Reading Name is open; setting it is not."
-app_bg untrusted-app "$out/u-cal-sig" listen-signals 2 org.mssf.Calendar
+app_bg untrusted-app "$out/u-cal-sig" introspect org.mssf.Calendar /org/mssf/Calendar \
+        listen-signals 2 org.mssf.Calendar
 u_pid=$bg_pid
 app trusted-app "$out/t-cal" call $cal ListEvents \
         call $cal AddEvent s:Demo s:2026-12-03T10:00:00Z s:2026-12-03T10:15:00Z \
@@ -345,7 +382,7 @@ wait $u_pid 2>/dev/null
 app untrusted-app "$out/u-cal" call $cal ListEvents \
         call $cal AddEvent s:Spam s:2026-12-03T11:00:00Z s:2026-12-03T11:15:00Z \
         get-property $cal Name get-property $cal EventCount set-property $cal Name s:Stolen
-echo "\$ untrusted-app listen-signals 2 org.mssf.Calendar   (while trusted-app added an event)"
+echo "\$ untrusted-app introspect ... listen-signals 2 org.mssf.Calendar   (while trusted-app added an event)"
 sed -e 's/^/   /' "$out/u-cal-sig"
 expect "$out/t-cal" "^ListEvents answered: " "trusted-app may ListEvents"
 expect "$out/t-cal" "^AddEvent answered: " "trusted-app may AddEvent"
