@@ -108,6 +108,12 @@ void bus_set_config(Bus *bus, BusConfig *config);
 /* Accepts a new connection (the listener callback). */
 int bus_accept(Bus *bus, int fd);
 
+/*
+ * A message for a name nobody owns (activate.c): start its service and
+ * queue the message, or answer ServiceUnknown / NameHasNoOwner.
+ */
+int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination);
+
 /* Routing (dispatch.c). */
 int bus_dispatch(Peer *sender, Message *m);
 /* Queue a message the driver made for peer, through mediation and monitors. */

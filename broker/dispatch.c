@@ -183,14 +183,9 @@ int bus_broadcast_from_driver(Bus *bus, Message *m) {
         return dispatch_broadcast(bus, NULL, NULL, m);
 }
 
-/* No such destination: ServiceUnknown if the bus would have auto-started it, as dbus-daemon. */
+/* No such destination: bus activation decides (activate.c). */
 static int dispatch_no_destination(Bus *bus, Peer *sender, Message *m, const char *destination) {
-        if (!(message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START))
-                return bus_reply_error(bus, sender, m, BUS_ERROR_SERVICE_UNKNOWN,
-                                       "The name %s was not provided by any .service files",
-                                       destination);
-        return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
-                               "Name \"%s\" does not exist", destination);
+        return bus_activate(bus, sender, m, destination);
 }
 
 static bool dispatch_is_reply(Message *m) {

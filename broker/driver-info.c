@@ -17,6 +17,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "driver.h"
+#include "mediate.h"
 #include "message.h"
 
 #define DRIVER_INTERFACE "org.freedesktop.DBus"
@@ -463,12 +464,15 @@ static int driver_monitor_parse_rules(Message *m, MatchRule ***ret, size_t *ret_
 }
 
 static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, DriverError *error) {
+        MediateVerdict verdict;
         NameChange change;
         int r;
 
         if (!peer_is_privileged(peer))
                 return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
                                    "Connection \"%s\" is not allowed to become a monitor", peer->unique_name);
+        if (mediate_monitor(peer, &verdict) != 0)
+                return driver_fail(error, verdict.error, "%s", verdict.text);
         r = driver_monitor_parse_rules(m, &peer->monitor_rules, &peer->n_monitor_rules, error);
         if (r != 0)
                 return r;

@@ -526,6 +526,12 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
         r = message_read(m, "s", &rule);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
+        if (driver_rule_eavesdrops(rule)) {
+                MediateVerdict verdict;
+
+                if (mediate_monitor(peer, &verdict) != 0)
+                        return driver_fail(error, verdict.error, "%s", verdict.text);
+        }
         r = match_owner_add(&peer->matches, rule, strlen(rule), max < 0 ? SIZE_MAX : (size_t) max);
         if (r == MATCH_E_INVALID)
                 return driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID, "Invalid match rule \"%s\"", rule);

@@ -117,6 +117,18 @@ int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict)
         return deny(&v, peer, NULL, ret_verdict);
 }
 
+int mediate_monitor(const Peer *peer, MediateVerdict *ret_verdict) {
+        char why[1024];
+
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (!peer->bus->security || security_check_monitor(peer->bus->security, security_of(peer), why, sizeof(why)))
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", why);
+        log_notice("%s", why);
+        return MEDIATE_E_DENIED;
+}
+
 int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
         char why[1024];
 

@@ -40,3 +40,5 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
  */
 int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict);
 int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict);
+/* BecomeMonitor or an eavesdrop=true match rule: may peer see others' messages? */
+int mediate_monitor(const Peer *peer, MediateVerdict *ret_verdict);

@@ -336,6 +336,18 @@ int security_check_own(Security *s, SecurityPeer *peer, const char *name, Securi
         return 0;
 }
 
+bool security_check_monitor(Security *s, SecurityPeer *peer, char *why, size_t why_size) {
+        if (!smack_oracle_has_smack(s->oracle))
+                return true;
+        if (peer->mssf.label && s->db && policy_db_is_monitor_label(s->db, peer->mssf.label->text))
+                return true;
+        snprintf(why, why_size,
+                 "Rejected: label \"%s\" of %s is not a monitor label of the device policy: it may not watch "
+                 "messages addressed to others",
+                 peer->label_text[0] ? peer->label_text : "(none)", or_unset(peer->mssf.unique_name));
+        return false;
+}
+
 int security_refresh(Security *s) {
         int r = smack_oracle_refresh(s->oracle);
         return r < 0 ? r : 0;

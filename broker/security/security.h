@@ -118,6 +118,15 @@ int security_check_message(Security *security, SecurityPeer *sender, SecurityPee
 /* May peer own or queue for name (busconfig own rules, then the manifests)? */
 int security_check_own(Security *security, SecurityPeer *peer, const char *name, SecurityVerdict *ret);
 
+/*
+ * May peer watch traffic addressed to others (BecomeMonitor, an
+ * eavesdrop=true match rule)? Beyond dbus-daemon's own rules, with Smack
+ * the peer's label must be one the device policy names as a monitor
+ * (no compiled policy: none is). Without Smack there are no labels to
+ * judge, and only dbus-daemon's rules apply.
+ */
+bool security_check_monitor(Security *security, SecurityPeer *peer, char *why, size_t why_size);
+
 /* Before each batch of dispatch: flushes Smack answers if rules changed. */
 int security_refresh(Security *security);
 /* The fd to poll for Smack rule changes; -1 without Smack. */
