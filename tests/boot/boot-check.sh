@@ -46,6 +46,7 @@ failed_units() { systemctl --failed --no-legend --plain 2>&1 | awk '{ print $1 }
 
 echo "# bus: $bus; systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p') as PID 1: $(cat /proc/1/comm)"
 echo "# kernel: $(uname -r), LSM: $(cat /sys/kernel/security/lsm 2>/dev/null), PID 1 label: $(cat /proc/1/attr/current 2>/dev/null)"
+echo "# PID 1: $(sed -n 's/^State:[[:space:]]*//p' /proc/1/status), wchan $(cat /proc/1/wchan 2>/dev/null); $(ls -l /run/systemd/private 2>&1)"
 check "systemd is PID 1" systemd "$(cat /proc/1/comm)"
 check "Smack is the LSM (smackfs mounted by systemd)" yes "$( [ -e /sys/fs/smackfs/load2 ] && echo yes || echo no)"
 check "the root is a private tmpfs" tmpfs "$(stat -f -c %T /)"
@@ -81,7 +82,7 @@ esac
 # As root, systemctl talks to PID 1 over its private socket; any other user
 # goes through the system bus to org.freedesktop.systemd1.
 check "systemctl as tester (over the bus): multi-user.target" active \
-    "$(runuser -u tester -- systemctl is-active multi-user.target 2>&1)"
+    "$(setpriv --reuid=tester --regid=tester --init-groups systemctl is-active multi-user.target 2>&1)"
 check "busctl get-property of PID 1 (Manager.Version)" \
     "s \"$(systemctl --version | sed -n '1s/^systemd [0-9]* (\(.*\))$/\1/p')\"" \
     "$(busctl get-property org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager Version 2>&1)"
