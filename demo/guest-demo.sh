@@ -16,6 +16,18 @@
 # any differs. DEMO_OUTPUT=FILE sends all output to FILE (run-demo shows it
 # live from the host).
 set -u
+# This guest loses a process's SSE registers when it takes a page fault in
+# the middle of a vector copy into a page never touched before: the copy
+# then writes zeros after its first 16 bytes (tests/uml/README.md, "Known
+# issue"). It has crashed this shell, or garbled its strings, in one
+# run-demo --check in two. MALLOC_PERTURB_ makes malloc fill every block
+# it hands out, so the shell's heap pages are touched before anything is
+# copied into them; only this shell gets it (the programs it starts do
+# not: they are what the demo shows, as they would run on a device).
+if [ -z "${DEMO_PERTURBED:-}" ]; then
+        DEMO_PERTURBED=1 MALLOC_PERTURB_=165 exec /bin/bash "$0" "$@"
+fi
+export -n MALLOC_PERTURB_ DEMO_PERTURBED
 [ "${UML_GUEST:-}" = 1 ] || { echo "guest-demo.sh: run me through tests/uml/uml-run"; exit 2; }
 [ $# -ge 2 ] || { echo "usage: guest-demo.sh BUILD SOURCE [--check]"; exit 2; }
 build=$(cd "$1" && pwd)
@@ -24,6 +36,9 @@ check=${3:-}
 [ -n "${DEMO_OUTPUT:-}" ] && exec >"$DEMO_OUTPUT" 2>&1
 
 tool=$build/policy/tool/mssf-policy
+# demo/sock-activate.c: built by run-demo, or by tests/demo/meson.build.
+sock_activate=$build/demo/sock-activate
+[ -x "$sock_activate" ] || sock_activate=$build/tests/demo/sock-activate
 broker=$build/broker/mssf-broker
 helper=$build/tests/uml/smack-helper
 examples=$build/examples
@@ -91,6 +106,22 @@ wait_for() {    # wait_for FILE TEXT [SECONDS]
         return 1
 }
 
+# indent [FILE]: the lines of FILE (or stdin), indented, with shell
+# builtins only: this guest now and then corrupts a new process's memory
+# (tests/uml/README.md, "Known issue"), so the demo forks as little as it can.
+indent() {
+        local line
+        if [ $# -gt 0 ]; then
+                while IFS= read -r line || [ -n "$line" ]; do
+                        printf '   %s\n' "$line"
+                done < "$1"
+        else
+                while IFS= read -r line || [ -n "$line" ]; do
+                        printf '   %s\n' "$line"
+                done
+        fi
+}
+
 # The label mssf-policy gave a package's binary (its SMACK64EXEC).
 label_of() {
         "$helper" getxattr "$lib/$1" security.SMACK64EXEC
@@ -116,11 +147,13 @@ run_labelled() {
 app() {
         local name=$1 file=$2
         shift 2
-        printf '$ %s' "$name"
-        printf ' %s' "$@" | sed -e 's| org.mssf.[A-Za-z]* /org/mssf/[A-Za-z/0-9]* org.mssf.[A-Za-z]*| ...|g'
-        printf '\n'
+        local shown=" $*"
+        shown=${shown//" $cell "/ ... }
+        shown=${shown//" $loc "/ ... }
+        shown=${shown//" $cal "/ ... }
+        printf '$ %s%s\n' "$name" "$shown"
         timeout 20 "$helper" run "$(label_of "$name")" "$lib/$name" --timeout-ms 5000 "$@" > "$file" 2>&1
-        sed -e 's/^/   /' "$file"
+        indent "$file"
 }
 
 # app_bg NAME OUTFILE STEP...: the same in the background (a listener);
@@ -157,11 +190,11 @@ echo "Smack rules loaded: $(wc -l < /sys/fs/smackfs/load2)"
 step "The device maker's policy" \
      "Which global tokens exist, and what packages of each origin may be" \
      "granted ($demo/device-policy.conf):"
-grep -Ev '^(#|$)' "$demo/device-policy.conf" | sed -e 's/^/   /'
+grep -Ev '^(#|$)' "$demo/device-policy.conf" | indent
 echo
 echo "and its own Smack rules ($demo/device-rules): store apps may"
 echo "reach the demo services at the label level; tokens decide the rest:"
-grep -Ev '^(#|$)' "$demo/device-rules" | sed -e 's/^/   /'
+grep -Ev '^(#|$)' "$demo/device-rules" | indent
 mkdir -p "$root/etc/smack/accesses.d"
 cp "$demo/device-rules" "$root/etc/smack/accesses.d/demo-device-rules"
 # Loaded as systemd loads /etc/smack/accesses.d at boot.
@@ -185,7 +218,9 @@ for package in cellular:system location:system calendar:system trusted-app:syste
         policy install --origin "$origin" "$name" "$source/examples/manifests/$name.xml" \
                 > "$out/install-$name" 2>&1
         echo "   (exit status $?)"
-        sed -e "s|^$source/examples/manifests/||" -e 's/^/   /' "$out/install-$name"
+        while IFS= read -r line; do
+                printf '   %s\n' "${line#"$source/examples/manifests/"}"
+        done < "$out/install-$name"
 done
 expect "$out/install-untrusted-app" "Cellular is not granted to untrusted-app" \
         "untrusted-app is not granted Cellular"
@@ -195,14 +230,14 @@ expect "$out/install-untrusted-app" "calendar::data is not granted to untrusted-
         "untrusted-app is not granted calendar::data"
 echo
 echo "\$ mssf-policy list"
-policy list | sed -e 's/^/   /'
+policy list | indent
 echo "Labels the packages' binaries carry (security.SMACK64EXEC):"
 for binary in mssf-demo-cellular mssf-demo-location mssf-demo-calendar trusted-app untrusted-app; do
         printf '   %-20s %s\n' "$binary" "$("$helper" getxattr "$lib/$binary" security.SMACK64EXEC 2>&1)"
 done
 echo "Smack rules of the demo labels now in the kernel (/sys/fs/smackfs/load2):"
 grep -E '^(trusted-app|untrusted-app|cellular|location|calendar) ' /sys/fs/smackfs/load2 \
-        | sort | sed -e 's/^/   /'
+        | sort | indent
 echo "Who holds which token, as the kernel says (smackfs access2, 'LABEL TOKEN w'):"
 for label in trusted-app untrusted-app; do
         line="  "
@@ -226,7 +261,7 @@ for label in trusted-app untrusted-app; do
         policy explain --label "$label" --dest org.mssf.Cellular --path /org/mssf/Cellular \
                 --interface org.mssf.Cellular --member Dial > "$out/explain-$label" 2>&1
         echo "   (exit status $?)"
-        sed -e 's/^/   /' "$out/explain-$label"
+        indent "$out/explain-$label"
 done
 expect "$out/explain-trusted-app" "^allowed" "the policy allows trusted-app's Dial"
 expect "$out/explain-untrusted-app" "^denied" "the policy denies untrusted-app's Dial"
@@ -242,10 +277,10 @@ step "Starting mssf-broker as the system bus" \
 mount -t tmpfs demo-system.d /etc/dbus-1/system.d
 mount -t tmpfs demo-system.d /usr/share/dbus-1/system.d
 cp "$source"/examples/dbus/*.conf /etc/dbus-1/system.d/
-ls /etc/dbus-1/system.d | sed -e 's|^|   /etc/dbus-1/system.d/|'
+for f in /etc/dbus-1/system.d/*; do echo "   $f"; done
 mkdir -p /run/dbus
 echo "\$ mssf-broker --config-file=dbus-conf/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
-"$build/demo/sock-activate" /run/dbus/system_bus_socket \
+"$sock_activate" /run/dbus/system_bus_socket \
         "$broker" --config-file=$source/dbus-conf/system.conf --nofork --nosyslog --address=systemd: --print-address \
         --print-pid --policy="$root/var/lib/mssf/policy.db" > "$buslog" 2>&1 &
 bus_pid=$!
@@ -266,24 +301,13 @@ echo "   the bus answers (pid $bus_pid, running as $(ps -o user= -p $bus_pid), l
 ##########################################################################
 step "Starting the three services" \
      "Executing a labelled binary switches the process to its package's" \
-     "label (SMACK64EXEC). The two apps executed from label _ through that" \
-     "transition (each prints the label the kernel gave it):"
-for name in trusted-app untrusted-app; do
-        # The transition's AT_SECURE exec runs with AVX (see run_labelled):
-        # run it alone, and again if this guest corrupted it.
-        attempt=1
-        while :; do
-                timeout 10 "$helper" run _ "$lib/$name" listen-signals 0 > "$out/exec-$name" 2>&1
-                grep -q "Smack label $name\$" "$out/exec-$name" && break
-                [ $attempt -ge 5 ] && break
-                attempt=$((attempt + 1))
-        done
-        echo "\$ smack-helper run _ $lib/$name listen-signals 0"
-        sed -e 's/^/   /' "$out/exec-$name"
-        [ $attempt -gt 1 ] && echo "   (attempt $attempt: this guest corrupts AT_SECURE processes, see run_labelled)"
-        expect "$out/exec-$name" "Smack label $name\$" "executing $name switches to label $name"
-done
-echo
+     "label (SMACK64EXEC). In this guest that transition cannot be shown" \
+     "safely: it makes the exec secure (AT_SECURE), glibc then ignores" \
+     "GLIBC_TUNABLES and uses AVX, whose state this user-mode-linux loses on" \
+     "context switches, corrupting that process and others (even this" \
+     "shell). So each binary is executed under the label its SMACK64EXEC" \
+     "names, set just before the exec (tests/uml's uml-smack-basics checks" \
+     "the transition itself)."
 echo "The services, each under its package's label; only that label may own"
 echo "the service's bus name:"
 for name in cellular:Cellular:"--alert-ms 300 --answer-ms 600 --duration-ms 2000 --strength-ms 1000" \
@@ -332,7 +356,7 @@ u_pid=$bg_pid
 app trusted-app "$out/t-cell-sig" call $cell Dial s:112 listen-signals 3 org.mssf.Cellular
 wait $u_pid 2>/dev/null
 echo "\$ untrusted-app introspect ... listen-signals 3.5 org.mssf.Cellular   (at the same time)"
-sed -e 's/^/   /' "$out/u-cell-sig"
+indent "$out/u-cell-sig"
 expect "$out/t-cell-sig" "^received CallStateChanged\(.*, alerting\)" "trusted-app receives CallStateChanged"
 expect "$out/t-cell-sig" "SignalStrength=" "trusted-app sees SignalStrength change"
 expect "$out/u-cell-sig" "^untrusted-app: done" "untrusted-app listened to the end"
@@ -352,7 +376,7 @@ wait $u_pid 2>/dev/null
 app untrusted-app "$out/u-loc" call $loc GetPosition get-property $loc Position get-all $loc \
         get-managed-objects org.mssf.Location
 echo "\$ untrusted-app introspect ... listen-signals 2 org.mssf.Location   (while trusted-app ran)"
-sed -e 's/^/   /' "$out/u-loc-sig"
+indent "$out/u-loc-sig"
 expect "$out/t-loc" "^GetPosition answered: " "trusted-app may GetPosition"
 expect "$out/t-loc" "^received PositionChanged" "trusted-app receives PositionChanged"
 expect_not "$out/t-loc" "hidden by the bus" "nothing is hidden from trusted-app"
@@ -383,7 +407,7 @@ app untrusted-app "$out/u-cal" call $cal ListEvents \
         call $cal AddEvent s:Spam s:2026-12-03T11:00:00Z s:2026-12-03T11:15:00Z \
         get-property $cal Name get-property $cal EventCount set-property $cal Name s:Stolen
 echo "\$ untrusted-app introspect ... listen-signals 2 org.mssf.Calendar   (while trusted-app added an event)"
-sed -e 's/^/   /' "$out/u-cal-sig"
+indent "$out/u-cal-sig"
 expect "$out/t-cal" "^ListEvents answered: " "trusted-app may ListEvents"
 expect "$out/t-cal" "^AddEvent answered: " "trusted-app may AddEvent"
 expect "$out/t-cal" "^setting Name to Work: done" "trusted-app may set Name"
@@ -399,14 +423,16 @@ expect_not "$out/u-cal-sig" "^received EventAdded" "untrusted-app receives no Ev
 step "What the bus logged" \
      "mssf-broker logs every denial once (structured journal fields when" \
      "journald runs; here its stderr):"
-grep -iE 'denied|refused|mssf_' "$buslog" | head -n 30 | sed -e 's/^/   /' > "$out/log-denials"
+grep -E 'Rejected|[Dd]enied' "$buslog" > "$out/log-denials"
 if [ -s "$out/log-denials" ]; then
-        cat "$out/log-denials"
+        echo "   ($(wc -l < "$out/log-denials") lines; the first 12:)"
+        head -n 12 "$out/log-denials" | indent
 else
         echo "   (no denial in the log; the whole log:)"
-        sed -e 's/^/   /' "$buslog" | head -n 20
+        head -n 20 "$buslog" | indent
 fi
-expect "$out/log-denials" "untrusted-app" "the log names untrusted-app's denials"
+expect "$out/log-denials" "untrusted-app.*Cellular.*Dial" "the log has untrusted-app's denied Dial"
+expect "$out/log-denials" "untrusted-app.*CallStateChanged" "the log has the CallStateChanged withheld from untrusted-app"
 
 ##########################################################################
 step "Revoking a token live" \
