@@ -7,6 +7,14 @@
  * Accepting is batched: one wakeup accepts until EAGAIN (bounded, so a
  * connection storm cannot starve existing clients). Credentials are not
  * read here but by the bus right after, once (creds.c).
+ *
+ * Under Smack a client of any label must be able to reach the bus (the
+ * bus mediates each message itself): the socket file is labelled "*" and
+ * the listening socket's IPIN "*" and IPOUT "@", as systemd's
+ * SmackLabel=, SmackLabelIPIn= and SmackLabelIPOut= do for sockets it
+ * passes in (our .socket unit sets them). Without that a labelled app
+ * could not connect at all. A failure is logged: it locks clients out,
+ * it opens nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +25,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 
 #include "address.h"
 #include "listener.h"
@@ -113,6 +123,16 @@ static int listener_bind(const char *path, bool abstract, int *ret_fd) {
         return 0;
 }
 
+static void listener_label(int fd, const char *path, bool abstract) {
+        if (access("/sys/fs/smackfs/load2", F_OK) < 0)
+                return;
+        if (!abstract && setxattr(path, "security.SMACK64", "*", 1, 0) < 0)
+                log_warning_errno(errno, "Cannot label the bus socket %s \"*\" for Smack", path);
+        if (fsetxattr(fd, "security.SMACK64IPIN", "*", 1, 0) < 0 ||
+            fsetxattr(fd, "security.SMACK64IPOUT", "@", 1, 0) < 0)
+                log_warning_errno(errno, "Cannot set the Smack IPIN/IPOUT labels of the bus socket %s", path);
+}
+
 int listener_new(Loop *loop, const BusAddress *address, const char *guid,
                  ListenerAcceptFn fn, void *userdata, Listener **ret) {
         _cleanup_(listener_freep) Listener *listener = NULL;
@@ -126,6 +146,7 @@ int listener_new(Loop *loop, const BusAddress *address, const char *guid,
         r = listener_bind(path, abstract, &fd);
         if (r < 0)
                 return r;
+        listener_label(fd, path, abstract);
         listener = calloc(1, sizeof(*listener));
         if (!listener) {
                 safe_close(fd);
