@@ -181,7 +181,7 @@ step "A device with Smack" \
      "A user-mode-linux kernel with the Smack LSM; this shell runs as root," \
      "which bypasses Smack, so every app below is started without the" \
      "MAC capabilities (smack-helper run)."
-echo "kernel: Linux $(uname -r) (user-mode-linux), booted with lsm=smack"
+uname -sr | { read -r kernel; echo "kernel: $kernel (user-mode-linux), booted with lsm=smack"; }
 echo "smackfs: $(grep -o '^smackfs [^ ]*' /proc/mounts)"
 echo "this shell's Smack label: $(cat /proc/self/attr/current)"
 echo "Smack rules loaded: $(wc -l < /sys/fs/smackfs/load2)"
