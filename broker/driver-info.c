@@ -18,6 +18,7 @@
 #include "bus.h"
 #include "driver.h"
 #include "mediate.h"
+#include "smack-oracle.h"
 #include "message.h"
 
 #define DRIVER_INTERFACE "org.freedesktop.DBus"
@@ -372,6 +373,11 @@ static const char driver_xml_monitoring[] =
         "      <arg direction=\"in\" type=\"u\"/>\n    </method>\n"
         "  </interface>\n";
 
+static const char driver_xml_broker[] =
+        "  <interface name=\"org.mssf.Broker1\">\n"
+        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
+        "  </interface>\n";
+
 static const char driver_xml_peer[] =
         "  <interface name=\"org.freedesktop.DBus.Peer\">\n"
         "    <method name=\"GetMachineId\">\n      <arg direction=\"out\" type=\"s\"/>\n    </method>\n"
@@ -396,9 +402,10 @@ static int driver_introspection(const char *path, char **ret) {
                 child = canonical + n + 1;
         if (child)
                 snprintf(node, sizeof(node), "  <node name=\"%s\"/>\n", child);
-        if (asprintf(ret, "%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
+        if (asprintf(ret, "%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
                      is_canonical ? driver_xml_properties : "", driver_xml_introspectable,
-                     is_canonical ? driver_xml_monitoring : "", driver_xml_peer, node) < 0)
+                     is_canonical ? driver_xml_monitoring : "", is_canonical ? driver_xml_broker : "",
+                     driver_xml_peer, node) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -491,6 +498,92 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         return 0;
 }
 
+/*
+ * org.mssf.Broker1.GetStats: connection counts, and what the policy layers
+ * decided since the bus started (MSSF per reason, busconfig, the Smack
+ * oracle's cache). Not dbus-daemon's Debug.Stats, whose interface also
+ * promises per-connection match rule texts; a system.d snippet of ours
+ * (dbus-conf/org.mssf.Broker1.conf) lets root call it on the system bus.
+ */
+static int driver_stats_entry(MessageBuilder *b, const char *key, char type, const void *value) {
+        char contents[2] = { type, 0 };
+        int r = message_builder_open(b, '{', "sv");
+
+        if (r == 0)
+                r = message_builder_append_basic(b, 's', key);
+        if (r == 0)
+                r = message_builder_open(b, 'v', contents);
+        if (r == 0)
+                r = message_builder_append_basic(b, type, value);
+        if (r == 0)
+                r = message_builder_close(b);
+        return r == 0 ? message_builder_close(b) : r;
+}
+
+static int driver_stats_u64(MessageBuilder *b, const char *key, uint64_t value) {
+        return driver_stats_entry(b, key, 't', &value);
+}
+
+static int driver_stats_mssf(MessageBuilder *b, const SecurityCounters *c) {
+        char key[96];
+        int r = driver_stats_u64(b, "MssfAllowed", c->mssf.allowed);
+
+        if (r == 0)
+                r = driver_stats_u64(b, "MssfDenied", c->mssf.denied);
+        for (unsigned i = 1; r == 0 && i < _MEDIATION_REASON_MAX; i++) {
+                snprintf(key, sizeof(key), "MssfDenied:%s", mediation_reason_to_string((MediationReason) i));
+                r = driver_stats_u64(b, key, c->mssf.by_reason[i]);
+        }
+        if (r == 0)
+                r = driver_stats_u64(b, "BusconfigDenied", c->busconfig_denied);
+        if (r == 0)
+                r = driver_stats_u64(b, "Delivered", c->allowed);
+        return r;
+}
+
+static int driver_stats_smack(MessageBuilder *b, const Security *security) {
+        SmackOracleStats s;
+        int has_smack = security_has_smack(security);
+        int policy = security_get_policy_db(security) != NULL;
+        int r;
+
+        smack_oracle_get_stats(security_get_oracle(security), &s);
+        r = driver_stats_entry(b, "SmackEnabled", 'b', &has_smack);
+        if (r == 0)
+                r = driver_stats_entry(b, "MssfPolicyLoaded", 'b', &policy);
+        if (r == 0)
+                r = driver_stats_u64(b, "SmackQueries", s.queries);
+        if (r == 0)
+                r = driver_stats_u64(b, "SmackCacheHits", s.cache_hits);
+        if (r == 0)
+                r = driver_stats_u64(b, "SmackKernelQueries", s.kernel_queries);
+        if (r == 0)
+                r = driver_stats_u64(b, "SmackKernelErrors", s.kernel_errors);
+        if (r == 0)
+                r = driver_stats_u64(b, "SmackCacheFlushes", s.flushes);
+        return r;
+}
+
+static int driver_method_get_stats(Bus *bus, Peer *peer, Message *m, DriverError *error) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        uint32_t active = (uint32_t) bus->n_complete, incomplete = (uint32_t) bus->n_incomplete;
+        int r = driver_return_new(m, &b);
+
+        if (r == 0)
+                r = message_builder_open(b, 'a', "{sv}");
+        if (r == 0)
+                r = driver_stats_entry(b, "ActiveConnections", 'u', &active);
+        if (r == 0)
+                r = driver_stats_entry(b, "IncompleteConnections", 'u', &incomplete);
+        if (r == 0 && bus->security)
+                r = driver_stats_mssf(b, security_get_counters(bus->security));
+        if (r == 0 && bus->security)
+                r = driver_stats_smack(b, bus->security);
+        if (r == 0)
+                r = message_builder_close(b);
+        return r < 0 ? r : driver_send(bus, peer, m, b);
+}
+
 const DriverMethod driver_info_methods[] = {
         { DRIVER_INTERFACE, "GetConnectionUnixUser", "s", driver_method_get_unix_user },
         { DRIVER_INTERFACE, "GetConnectionUnixProcessID", "s", driver_method_get_unix_process_id },
@@ -502,6 +595,7 @@ const DriverMethod driver_info_methods[] = {
         { DRIVER_PROPERTIES, "Set", "ssv", driver_method_properties_set },
         { "org.freedesktop.DBus.Introspectable", "Introspect", "", driver_method_introspect },
         { "org.freedesktop.DBus.Monitoring", "BecomeMonitor", "asu", driver_method_become_monitor, true },
+        { "org.mssf.Broker1", "GetStats", "", driver_method_get_stats, true },
 };
 
 const unsigned driver_n_info_methods = ELEMENTSOF(driver_info_methods);
