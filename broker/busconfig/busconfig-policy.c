@@ -145,6 +145,8 @@ static int cmp_id_rules(const void *a, const void *b) {
 
 static const BcRuleSet *id_rules_find(const BcIdRules *arr, size_t n, uint32_t id) {
         BcIdRules key = { .id = id };
+        if (n == 0)
+                return NULL;
         const BcIdRules *hit = bsearch(&key, arr, n, sizeof(*arr), cmp_id_rules);
         return hit ? &hit->set : NULL;
 }
@@ -274,8 +276,10 @@ int busconfig_policy_new(const BusConfig *config, uid_t bus_uid, BusconfigPolicy
                 busconfig_warnings_free(warnings);
                 return r;
         }
-        qsort(policy->by_uid, policy->n_by_uid, sizeof(BcIdRules), cmp_id_rules);
-        qsort(policy->by_gid, policy->n_by_gid, sizeof(BcIdRules), cmp_id_rules);
+        if (policy->n_by_uid > 0)
+                qsort(policy->by_uid, policy->n_by_uid, sizeof(BcIdRules), cmp_id_rules);
+        if (policy->n_by_gid > 0)
+                qsort(policy->by_gid, policy->n_by_gid, sizeof(BcIdRules), cmp_id_rules);
         if (ret_warnings)
                 *ret_warnings = warnings;
         else

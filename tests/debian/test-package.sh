@@ -9,7 +9,7 @@ work=$(mktemp -d /tmp/mssf-deb-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
 # The tracked files, as a package would be built from a checkout.
-(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - 2>/dev/null) |
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
     tar -xf - -C "$work/src"
 if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
     tail -40 "$work/build.log"
