@@ -22,6 +22,12 @@ has "the text names the member" 'Guarded' "$denied_text"
 other_calls=$(grep -c '^CALL org.mssf.E2E.Guarded' "$t/svc.out")
 check "the service saw Guarded once (the holder's call only)" 1 "$other_calls"
 
+# ---- each denial is logged once (stderr here: no journal in the guest) ----
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest=org.mssf.E2E \
+    /org/mssf/E2E org.mssf.E2E.Slow string:/nonexistent)
+has "e2e-other's Slow: AccessDenied" '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+check "the bus logged that denial once" 1 "$(grep -c 'e2e-other.*Slow' "$t/bus.log")"
+
 # ---- the same by the service's unique name (dbus-send) ----
 has "the service has a unique name" '^:[0-9]+\.[0-9]+$' "$svc_unique"
 out=$(as e2e-holder dbus-send --system --print-reply --reply-timeout=10000 --dest="$svc_unique" \
@@ -94,6 +100,10 @@ out=$(client e2e-holder own org.mssf.E2E)
 has "even the token holder may not own it" '^error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
 out=$(client e2e-other own org.mssf.E2EAct)
 has "nor the activatable org.mssf.E2EAct" '^error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest=org.freedesktop.DBus \
+    /org/freedesktop/DBus org.freedesktop.DBus.RequestName string:org.mssf.E2E uint32:0)
+has "dbus-send: e2e-other queueing for org.mssf.E2E (flags 0): AccessDenied, not even in the queue" \
+    '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
 out=$(client e2e-other own org.mssf.Undeclared.Name)
 check "an undeclared name is free for e2e-other (primary owner)" "reply 1" "$out"
 out=$(driver GetNameOwner s org.mssf.E2E)

@@ -52,6 +52,25 @@ check "token and the service's Smack rule revoked: the expected reply still arri
 load_rule e2e-svc e2e-holder w
 load_rule e2e-holder e2e-svc::Control w
 
+# ---- a signal token revoked while the recipient listens ----
+bg e2e-holder "$t/listen.out" "$e2e" listen 20
+wait_for "$t/listen.out" '^ready' 15 || not_ok "the listener did not start"
+listener=$(awk '/^ready/ { print $2 }' "$t/listen.out")
+check "Emit broadcast" "()" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'broadcast'" "''")"
+wait_for "$t/listen.out" '^signal Secret broadcast' 15 || not_ok "Secret did not arrive while e2e-svc::Listen was held"
+load_rule e2e-holder e2e-svc::Listen -
+check "Emit broadcast after revoking e2e-svc::Listen" "()" \
+    "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'broadcast'" "''")"
+check "Emit unicast to the listener" "()" \
+    "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'unicast'" "'$listener'")"
+check "Emit done" "()" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'done'" "''")"
+wait_for "$t/listen.out" '^end' 15
+check "Secret reached the listener once: before the revocation only" 1 \
+    "$(grep -c '^signal Secret' "$t/listen.out")"
+check "Public reached it both times" 2 "$(grep -c '^signal Public broadcast' "$t/listen.out")"
+has "and the unicast Public after the revocation" '^signal Public unicast' "$(cat "$t/listen.out")"
+load_rule e2e-holder e2e-svc::Listen w
+
 # ---- the caller leaves while its call is in flight ----
 out=$(client e2e-holder fire-and-leave org.mssf.E2E /org/mssf/E2E org.mssf.E2E Slow "$t/release3")
 has "the holder sent Slow and left" '^sent as :' "$out"

@@ -12,8 +12,9 @@ e2e_setup
 # ---- signals ----
 bg e2e-holder "$t/holder.out" "$e2e" listen 20
 bg e2e-other "$t/other.out" "$e2e" listen 20
-wait_for "$t/holder.out" '^ready' 15 && wait_for "$t/other.out" '^ready' 15 ||
-    not_ok "the listeners did not start"
+bg e2e-stranger "$t/stranger.out" "$e2e" listen 8
+wait_for "$t/holder.out" '^ready' 15 && wait_for "$t/other.out" '^ready' 15 &&
+    wait_for "$t/stranger.out" '^ready' 15 || not_ok "the listeners did not start"
 holder_unique=$(awk '/^ready/ { print $2 }' "$t/holder.out")
 other_unique=$(awk '/^ready/ { print $2 }' "$t/other.out")
 emit() { gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'$1'" "'$2'"; }
@@ -33,6 +34,9 @@ has "unicast Secret to the holder arrives" "^signal Secret unicast to $holder_un
 lacks "unicast Secret to e2e-other is withheld" '^signal Secret unicast' "$other"
 has "unicast Public to e2e-other arrives" "^signal Public unicast to $other_unique\$" "$other"
 has "e2e-other's listener saw the end marker (nothing later was lost)" '^signal Public done' "$other"
+wait_for "$t/stranger.out" '^end' 15
+lacks "e2e-stranger (no Smack rule from e2e-svc) receives no signal of the service, not even Public" \
+    '^signal (Secret|Public)' "$(cat "$t/stranger.out")"
 
 # ---- Properties.Get ----
 getp() { # getp LABEL NAME: gdbus Properties.Get of org.mssf.E2E.NAME
