@@ -268,9 +268,9 @@ expect "$out/explain-untrusted-app" "^denied" "the policy denies untrusted-app's
 
 ##########################################################################
 step "Starting mssf-broker as the system bus" \
-     "The bus's own system.conf (dbus-conf/, the same policy as Debian's)," \
-     "with the examples' busconfig snippets as the only system.d files, the" \
-     "compiled MSSF policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
+     "Debian's own /usr/share/dbus-1/system.conf, with the examples'" \
+     "busconfig snippets as the only system.d files, the compiled MSSF" \
+     "policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
      "dbus.socket would: socket labelled * in, @ out). Denials are logged" \
      "to stderr, kept in $buslog (no journald in this guest)."
 # Guest-only mounts: the host's own system.d files stay out of the demo.
@@ -279,9 +279,12 @@ mount -t tmpfs demo-system.d /usr/share/dbus-1/system.d
 cp "$source"/examples/dbus/*.conf /etc/dbus-1/system.d/
 for f in /etc/dbus-1/system.d/*; do echo "   $f"; done
 mkdir -p /run/dbus
-echo "\$ mssf-broker --config-file=dbus-conf/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
-"$sock_activate" /run/dbus/system_bus_socket \
-        "$broker" --config-file=$source/dbus-conf/system.conf --nofork --nosyslog --address=systemd: --print-address \
+echo "\$ mssf-broker --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
+# MALLOC_PERTURB_: the guest's SSE anomaly (above) otherwise garbles the
+# bus's read of system.conf (a 5.8 KiB file into a fresh heap block:
+# "system.conf:1: not well-formed (column 16)"); tests/boot does the same.
+MALLOC_PERTURB_=165 "$sock_activate" /run/dbus/system_bus_socket \
+        "$broker" --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --print-address \
         --print-pid --policy="$root/var/lib/mssf/policy.db" > "$buslog" 2>&1 &
 bus_pid=$!
 pids="$pids $bus_pid"
