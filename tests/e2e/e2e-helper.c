@@ -7,8 +7,9 @@
  * bus activated it) or $DBUS_SYSTEM_BUS_ADDRESS. Each outcome is one line
  * on stdout, flushed; every wait has a timeout.
  *
- *   e2e-helper serve [NAME] [START_DELAY_MS]
- *       owns NAME (default org.mssf.E2E), prints "ready NAME UNIQUE" (or
+ *   e2e-helper serve [NAME] [START_DELAY_MS] [queue]
+ *       owns NAME (default org.mssf.E2E), prints "ready NAME UNIQUE" (with
+ *       "queue": "queued NAME UNIQUE" when it waits in the name's queue; or
  *       "refused NAME ERROR", exit 1), then "CALL IFACE.MEMBER SENDER" for
  *       every call received (IFACE "-" without an interface field) and
  *       "REPLIED Slow" when a delayed reply went out, "GET IFACE PROP" and
@@ -30,7 +31,10 @@
  *       until Public("done") or SECONDS, then "end"
  *   e2e-helper sequence FLAG DEST PATH IFACE MEMBER   call, "waiting", wait
  *       for the file FLAG, the same call on the same connection
- *   e2e-helper slow FLAG   org.mssf.E2E Slow(FLAG), prints the outcome
+ *   e2e-helper slow FLAG   "calling as UNIQUE", org.mssf.E2E Slow(FLAG) (serial 2:
+ *       Hello is 1), prints the outcome
+ *   e2e-helper forge-reply DEST SERIAL TEXT   a method return to DEST for
+ *       its call SERIAL, which was never made to this connection
  *   e2e-helper fire-and-leave DEST PATH IFACE MEMBER   send, disconnect at once
  *   e2e-helper monitor SECONDS   BecomeMonitor: "monitor ok" or the error,
  *       then "saw TYPE MEMBER" per message
@@ -495,6 +499,7 @@ static void answer_slow_calls(void) {
 static int cmd_serve(int argc, char **argv) {
         const char *name = argc > 0 ? argv[0] : "org.mssf.E2E";
         int delay_ms = argc > 1 ? atoi(argv[1]) : 0;
+        bool queue = argc > 2 && strcmp(argv[2], "queue") == 0;
         DBusError error = DBUS_ERROR_INIT;
         double end;
         int r;
@@ -505,13 +510,16 @@ static int cmd_serve(int argc, char **argv) {
         }
         bus = connect_bus();
         dbus_connection_add_filter(bus, serve_message, NULL, NULL);
-        r = dbus_bus_request_name(bus, name, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
-        if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+        r = dbus_bus_request_name(bus, name, queue ? 0 : DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
+        if (queue && r == DBUS_REQUEST_NAME_REPLY_IN_QUEUE) {
+                say("queued %s %s", name, dbus_bus_get_unique_name(bus));
+        } else if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
                 say("refused %s %s: %s", name, error.name ? error.name : "reply",
                     error.message ? error.message : "not the primary owner");
                 return 1;
+        } else {
+                say("ready %s %s", name, dbus_bus_get_unique_name(bus));
         }
-        say("ready %s %s", name, dbus_bus_get_unique_name(bus));
         end = now() + 120;
         while (now() < end && dbus_connection_read_write_dispatch(bus, 50))
                 answer_slow_calls();
@@ -730,10 +738,26 @@ int main(int argc, char **argv) {
                 DBusMessage *m;
 
                 bus = connect_bus();
-                say("calling");
+                say("calling as %s", dbus_bus_get_unique_name(bus));
                 m = new_call("org.mssf.E2E", E2E_PATH, E2E_IFACE, "Slow", 1, argv);
                 call_and_show(m);
                 dbus_message_unref(m);
+                return 0;
+        }
+        if (strcmp(cmd, "forge-reply") == 0 && argc >= 3) {
+                DBusMessage *m = dbus_message_new(DBUS_MESSAGE_TYPE_METHOD_RETURN);
+
+                bus = connect_bus();
+                dbus_message_set_destination(m, argv[0]);
+                dbus_message_set_reply_serial(m, (dbus_uint32_t) strtoul(argv[1], NULL, 10));
+                dbus_message_set_no_reply(m, TRUE);
+                dbus_message_append_args(m, DBUS_TYPE_STRING, &argv[2], DBUS_TYPE_INVALID);
+                dbus_connection_send(bus, m, NULL);
+                dbus_connection_flush(bus);
+                dbus_message_unref(m);
+                /* A round trip to the driver: the forged reply was routed before it. */
+                dbus_bus_name_has_owner(bus, "org.freedesktop.DBus", NULL);
+                say("forged");
                 return 0;
         }
         if (strcmp(cmd, "fire-and-leave") == 0)

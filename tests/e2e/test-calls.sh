@@ -109,6 +109,20 @@ check "an undeclared name is free for e2e-other (primary owner)" "reply 1" "$out
 out=$(driver GetNameOwner s org.mssf.E2E)
 check "org.mssf.E2E is still e2e-svc's" "s \"$svc_unique\"" "$out"
 
+# ---- a connection waiting in the declared name's queue is protected too ----
+bg e2e-svc "$t/svc2.out" "$e2e" serve org.mssf.E2E 0 queue
+wait_for "$t/svc2.out" '^(queued|ready|refused)' 15
+has "a second e2e-svc connection waits in org.mssf.E2E's queue" '^queued org\.mssf\.E2E :' "$(cat "$t/svc2.out")"
+queued=$(awk '/^queued/ { print $3 }' "$t/svc2.out")
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest="$queued" \
+    /org/mssf/E2E org.mssf.E2E.Guarded)
+has "Guarded at the queued connection without the token: AccessDenied" \
+    '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+out=$(as e2e-holder dbus-send --system --print-reply --reply-timeout=10000 --dest="$queued" \
+    /org/mssf/E2E org.mssf.E2E.Guarded)
+has "... with the token: answered" 'string "guarded"' "$out"
+check "the queued connection saw only the holder's call" 1 "$(grep -c '^CALL org.mssf.E2E.Guarded' "$t/svc2.out")"
+
 # ---- GetConnectionCredentials: each peer's LinuxSecurityLabel ----
 out=$(driver GetConnectionCredentials s org.mssf.E2E | creds_label)
 check "busctl: org.mssf.E2E's LinuxSecurityLabel" e2e-svc "$out"

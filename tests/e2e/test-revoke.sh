@@ -5,7 +5,9 @@
 # change. The next call on the same connection is refused; granting again
 # lets the next one through; a reply to a call made before the revocation
 # still reaches its caller, even with the service's Smack rule to the
-# caller revoked too (the caller asked for it).
+# caller revoked too (the caller asked for it). Replies forged by other
+# connections (another app, another connection of the service's label)
+# do not complete a pending call.
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 
@@ -85,5 +87,19 @@ check "the bus still answers the holder afterwards" "('guarded',)" \
 has "the departed caller's name has no owner" '^Error org\.freedesktop\.DBus\.Error\.NameHasNoOwner' \
     "$(timeout 10 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
         org.freedesktop.DBus.GetNameOwner string:"$gone" 2>&1)"
+
+# ---- forged replies to a pending call ----
+bg e2e-holder "$t/slow4.out" "$e2e" slow "$t/release4"
+wait_for "$t/slow4.out" '^calling as' 15 || not_ok "slow4 did not start"
+caller=$(awk '/^calling as/ { print $3 }' "$t/slow4.out")
+n=0; while [ "$(grep -c '^CALL org.mssf.E2E.Slow' "$t/svc.out")" -lt 4 ] && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+check "e2e-other forges a reply to the holder's pending Slow (serial 2)" forged \
+    "$(client e2e-other forge-reply "$caller" 2 forged-by-other)"
+check "another connection labelled e2e-svc forges one too" forged \
+    "$(client e2e-svc forge-reply "$caller" 2 forged-by-svc)"
+touch "$t/release4"
+wait_for "$t/slow4.out" '^(reply|error)' 15
+check "the holder gets the service's reply, not a forged one" "reply slow" \
+    "$(grep -E '^(reply|error)' "$t/slow4.out")"
 
 e2e_finish
