@@ -449,16 +449,19 @@ echo "\$ echo 'trusted-app Location -' > /sys/fs/smackfs/load2"
 echo 'trusted-app Location -' > /sys/fs/smackfs/load2
 echo "\$ smack-helper access trusted-app Location w"
 echo "   $("$helper" access trusted-app Location w)"
-app trusted-app "$out/t-after" call $loc GetPosition call $cell GetCalls
+app trusted-app "$out/t-after" call $loc GetPosition call $cell GetCalls \
+        listen-signals 1.5 org.mssf.Location
 expect "$out/t-before" "^GetPosition answered: " "before: trusted-app may GetPosition"
 expect "$out/t-after" "^GetPosition $denied" "after the revocation: GetPosition is denied"
 expect "$out/t-after" "^GetCalls answered" "after the revocation: Cellular still works"
+expect_not "$out/t-after" "^received PositionChanged" "after the revocation: PositionChanged is withheld"
+expect_not "$out/t-after" "Position=" "after the revocation: Position is hidden from PropertiesChanged"
 kill -0 $bus_pid 2>/dev/null
 verdict $? "the same bus process (pid $bus_pid) still runs: nothing was reloaded"
 
 ##########################################################################
 step "Summary"
-echo "$passed outcome(s) as the MSSF model expects, $failed not."
+echo "$passed outcome(s) as the MSSF model expects, $failed not ($SECONDS s in the guest)."
 if [ "$failed" -gt 0 ]; then
         echo "Not as expected:$failures"
 fi
