@@ -102,6 +102,9 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         if (r < 0)
                 return r;
         bus_set_config(bus, config);
+        r = bus_activation_init(bus);
+        if (r < 0)
+                return r;
         loop_set_post(loop, bus_post, bus);
         loop_set_pre(loop, bus_pre, bus);
         *ret = TAKE_PTR(bus);
@@ -132,9 +135,7 @@ Bus *bus_free(Bus *bus) {
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
-        for (size_t i = 0; bus->activation_environment && bus->activation_environment[i]; i++)
-                free(bus->activation_environment[i]);
-        free(bus->activation_environment);
+        bus_activation_deinit(bus);
         security_free(bus->security);
         bus_config_free(bus->config);
         free(bus->config_path);
@@ -208,6 +209,8 @@ int bus_reload(Bus *bus, BusConfig *config) {
                 }
         }
         bus_set_config(bus, config);
+        /* A table that does not load keeps the previous one (logged). */
+        (void) bus_activation_reload(bus);
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate.h"
 #include "connection.h"
 #include "creds.h"
 #include "ilist.h"
@@ -86,7 +87,7 @@ struct Bus {
          * lookup and the body-argument scan it needs.
          */
         size_t n_eavesdrop_rules;
-        char **activation_environment;  /* (owned) "KEY=value", NULL-terminated */
+        BusActivation activation;       /* activate.c: pending starts, children, systemd */
         int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
 };
 
@@ -107,12 +108,6 @@ void bus_set_config(Bus *bus, BusConfig *config);
 
 /* Accepts a new connection (the listener callback). */
 int bus_accept(Bus *bus, int fd);
-
-/*
- * A message for a name nobody owns (activate.c): start its service and
- * queue the message, or answer ServiceUnknown / NameHasNoOwner.
- */
-int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination);
 
 /* Routing (dispatch.c). */
 int bus_dispatch(Peer *sender, Message *m);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activation.h"
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
@@ -27,6 +28,7 @@
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
+#include "service-file.h"
 #include "validate.h"
 
 #define DRIVER_INTERFACE "org.freedesktop.DBus"
@@ -117,8 +119,14 @@ int bus_emit_name_change(Bus *bus, const NameChange *change) {
                           new_owner ? new_owner->unique_name : "");
         if (r < 0)
                 return r;
-        if (new_owner)
-                return driver_signal(bus, new_owner, "NameAcquired", "s", change->name);
+        if (new_owner) {
+                r = driver_signal(bus, new_owner, "NameAcquired", "s", change->name);
+                if (r < 0)
+                        return r;
+                /* After NameAcquired: the service knows its name when the queued calls arrive. */
+                if (change->name[0] != ':')
+                        bus_activation_name_acquired(bus, change->name);
+        }
         return 0;
 }
 
@@ -363,14 +371,19 @@ static int driver_method_list_names(Bus *bus, Peer *peer, Message *m, DriverErro
 
 static int driver_method_list_activatable_names(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        const ServiceTable *table = activation_get_services(bus->activation.state);
+        const char *const *names = NULL;
+        size_t n = table ? service_table_names(table, &names) : 0;
         int r;
 
-        /* Nothing is activatable yet; dbus-daemon always lists itself. */
+        /* dbus-daemon always lists itself first. */
         r = driver_return_new(m, &b);
         if (r == 0)
                 r = message_builder_open(b, 'a', "s");
         if (r == 0)
                 r = message_builder_append_basic(b, 's', BUS_DRIVER_NAME);
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = message_builder_append_basic(b, 's', names[i]);
         if (r == 0)
                 r = message_builder_close(b);
         return r < 0 ? r : driver_send(bus, peer, m, b);
@@ -415,7 +428,7 @@ static int driver_method_list_queued_owners(Bus *bus, Peer *peer, Message *m, Dr
         return r < 0 ? r : driver_send(bus, peer, m, b);
 }
 
-/* Activation: nothing is activatable yet (another issue). */
+/* Activation (activate.c starts and waits). */
 
 static int driver_method_start_service_by_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         const char *name;
@@ -425,36 +438,7 @@ static int driver_method_start_service_by_name(Bus *bus, Peer *peer, Message *m,
         r = message_read(m, "su", &name, &flags);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        /*
-         * dbus-daemon looks for the .service file before it looks at the
-         * owner, so even an owned name (the driver's too) is unknown here.
-         */
-        return driver_fail(error, BUS_ERROR_SERVICE_UNKNOWN,
-                           "The name %s was not provided by any .service files", name);
-}
-
-static int driver_set_environment(Bus *bus, const char *key, const char *value) {
-        size_t n = 0, key_len = strlen(key);
-        char *entry, **env;
-
-        if (asprintf(&entry, "%s=%s", key, value) < 0)
-                return -ENOMEM;
-        for (; bus->activation_environment && bus->activation_environment[n]; n++)
-                if (strncmp(bus->activation_environment[n], key, key_len) == 0 &&
-                    bus->activation_environment[n][key_len] == '=') {
-                        free(bus->activation_environment[n]);
-                        bus->activation_environment[n] = entry;
-                        return 0;
-                }
-        env = realloc(bus->activation_environment, (n + 2) * sizeof(char *));
-        if (!env) {
-                free(entry);
-                return -ENOMEM;
-        }
-        env[n] = entry;
-        env[n + 1] = NULL;
-        bus->activation_environment = env;
-        return 0;
+        return bus_activation_start(bus, peer, m, name, error->text, sizeof(error->text));
 }
 
 static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Message *m,
@@ -482,7 +466,13 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
                         return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                            "Environment variable name \"%s\" is not valid", key);
                 if (r == 0)
-                        r = driver_set_environment(bus, key, value);
+                        r = activation_set_env(bus->activation.state, key, value);
+                if (r == ACTIVATION_E_INVALID)
+                        return driver_fail(error, BUS_ERROR_INVALID_ARGS,
+                                           "Environment variable \"%.64s\" is too long", key);
+                if (r == ACTIVATION_E_LIMIT)
+                        return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                           "Too many activation environment variables");
         }
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
@@ -655,12 +645,24 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         return method->handler(bus, peer, m, error);
 }
 
+/* systemd reporting that a unit the bus asked for did not start. */
+static bool driver_is_activation_failure(Message *m) {
+        const char *interface = message_get_interface(m);
+        const char *member = message_get_member(m);
+
+        return message_get_type(m) == MESSAGE_SIGNAL && interface &&
+               strcmp(interface, "org.freedesktop.systemd1.Activator") == 0 && member &&
+               strcmp(member, "ActivationFailure") == 0;
+}
+
 int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
         DriverError error = {};
         int r;
 
+        if (driver_is_activation_failure(m))
+                return bus_activation_systemd_failure(bus, peer, m);
         if (message_get_type(m) != MESSAGE_METHOD_CALL)
-                return 0;       /* signals and replies to the bus go nowhere */
+                return 0;       /* other signals and replies to the bus go nowhere */
         r = driver_call(bus, peer, m, &error);
         if (r <= 0)
                 return r;

@@ -71,6 +71,8 @@ static int main_on_signal(LoopSource *source, uint32_t events, void *userdata) {
         while (read(signals->fd, &info, sizeof(info)) == sizeof(info)) {
                 if (info.ssi_signo == SIGHUP)
                         (void) main_reload(signals->bus);
+                else if (info.ssi_signo == SIGCHLD)
+                        bus_activation_reap(signals->bus);
                 else
                         loop_exit(signals->bus->loop, 0);
         }
@@ -84,6 +86,7 @@ static int main_setup_signals(MainSignals *signals) {
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGCHLD);      /* activated services (activate.c reaps them) */
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return -errno;
         signal(SIGPIPE, SIG_IGN);
@@ -280,6 +283,7 @@ static int main_run(const Options *options) {
         if (!bus->policy_path || bus_setup_security(bus, bus->policy_path) < 0)
                 return 1;
         bus->reload = main_reload;
+        bus->activation.systemd = options->systemd_activation;
         signals.bus = bus;
         /* Start-up failures are logged where they happen. */
         r = main_start(bus, options, &signals, &pidfile);

@@ -99,6 +99,17 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
         return deny(&v, sender, receiver, ret_verdict);
 }
 
+int mediate_activation(const Peer *sender, const char *name, Message *m, MediateVerdict *ret_verdict) {
+        SecurityVerdict v;
+
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (!sender->bus->security)
+                return 0;
+        if (security_check_activation(sender->bus->security, security_of(sender), name, m, &v) == 0)
+                return 0;
+        return deny(&v, sender, NULL, ret_verdict);
+}
+
 int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict) {
         SecurityVerdict v;
         int r;

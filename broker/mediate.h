@@ -42,3 +42,10 @@ int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict)
 int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict);
 /* BecomeMonitor or an eavesdrop=true match rule: may peer see others' messages? */
 int mediate_monitor(const Peer *peer, MediateVerdict *ret_verdict);
+/*
+ * Bus activation: may m from sender start the service for name, which
+ * nobody owns yet? Judged before anything starts (busconfig send rules by
+ * destination, the tokens name requires); m is judged in full again when
+ * it is delivered. 0 or MEDIATE_E_DENIED with *ret_verdict filled.
+ */
+int mediate_activation(const Peer *sender, const char *name, Message *m, MediateVerdict *ret_verdict);

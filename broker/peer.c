@@ -296,6 +296,7 @@ void peer_disconnect(Peer *peer) {
                 peer_drop_matches(peer);
                 match_registry_forget_sender(bus->matches, peer->unique_name);
                 peer_fail_owed_replies(peer);
+                bus_activation_forget_peer(bus, peer);
                 reply_owner_deinit(&peer->replies);
                 peer_release_names(peer);
                 bus->n_complete--;

@@ -307,6 +307,40 @@ int security_check_message(Security *s, SecurityPeer *sender, SecurityPeer *rece
         return 0;
 }
 
+int security_check_activation(Security *s, SecurityPeer *sender, const char *name, Message *m,
+                              SecurityVerdict *ret) {
+        ret->layer = SECURITY_LAYER_NONE;
+        ret->log = false;
+        ret->text[0] = '\0';
+        if (peer_names(sender) < 0) {
+                snprintf(ret->text, sizeof(ret->text), "Rejected: out of memory while checking the policy");
+                ret->layer = SECURITY_LAYER_MSSF;
+                return SECURITY_E_DENIED;
+        }
+        int r = check_busconfig(s, sender, NULL, m, SECURITY_ROUTE_UNICAST, ret);
+        if (r != 0) {
+                s->counters.busconfig_denied++;
+                return r;
+        }
+        /*
+         * The stand-in for the service to be: it owns only name, and it
+         * carries the sender's own label, so the Smack step (a label
+         * always has access to itself) defers to delivery and only the
+         * tokens are judged here.
+         */
+        const char *names[] = { name };
+        MediationPeer service = { .label = sender->mssf.label, .unique_name = name, .names = names, .n_names = 1 };
+        r = mediation_check_message(&sender->mssf, &service, m, false, s->db, s->oracle, &ret->mssf);
+        mediation_counters_record(&s->counters.mssf, &ret->mssf);
+        if (r != 0) {
+                ret->layer = SECURITY_LAYER_MSSF;
+                snprintf(ret->text, sizeof(ret->text), "%s", ret->mssf.text);
+                return SECURITY_E_DENIED;
+        }
+        s->counters.allowed++;
+        return 0;
+}
+
 int security_check_own(Security *s, SecurityPeer *peer, const char *name, SecurityVerdict *ret) {
         BusconfigVerdict v;
         ret->layer = SECURITY_LAYER_NONE;

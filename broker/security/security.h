@@ -115,6 +115,18 @@ void security_peer_set_unique_name(SecurityPeer *peer, const char *unique_name);
 int security_check_message(Security *security, SecurityPeer *sender, SecurityPeer *receiver, Message *m,
                            SecurityRoute route, SecurityVerdict *ret);
 
+/*
+ * Bus activation: may m from sender make the bus start the service that
+ * will own name (nobody owns it yet)? Judged as if the receiver owned
+ * name and nothing else: busconfig send rules match the DESTINATION
+ * field (as dbus-daemon judges activation with no recipient), then the
+ * tokens name's manifest requires of the sender. The Smack label check
+ * waits for delivery, when the service has connected and has a label;
+ * the message is judged again in full then. 0 or SECURITY_E_DENIED.
+ */
+int security_check_activation(Security *security, SecurityPeer *sender, const char *name, Message *m,
+                              SecurityVerdict *ret);
+
 /* May peer own or queue for name (busconfig own rules, then the manifests)? */
 int security_check_own(Security *security, SecurityPeer *peer, const char *name, SecurityVerdict *ret);
 

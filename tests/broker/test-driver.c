@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "activation.h"
 #include "bus-harness.h"
 
 #define CONFIG_HEAD "<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen>"
@@ -450,8 +451,7 @@ static void test_update_activation_environment(void **state) {
         assert_non_null(reply);
         /* The test runs as the bus's own user, so it is privileged. */
         assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
-        assert_non_null(f->h.bus->activation_environment);
-        assert_string_equal(f->h.bus->activation_environment[0], "FOO=bar");
+        assert_string_equal(activation_get_env(f->h.bus->activation.state)[0], "FOO=bar");
 }
 
 int main(void) {

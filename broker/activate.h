@@ -1,0 +1,68 @@
+/* activate: bus activation in the daemon (spawned Exec= or systemd), over broker/activation. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "loop.h"
+
+typedef struct Activation Activation;
+typedef struct Bus Bus;
+typedef struct Message Message;
+typedef struct Peer Peer;
+
+#define BUS_SYSTEMD_NAME "org.freedesktop.systemd1"
+
+/* A service the bus spawned, until it is reaped. */
+typedef struct BusActivationChild {
+        pid_t pid;
+        char *name;                     /* (owned) the name it was started for */
+} BusActivationChild;
+
+/* An ActivationRequest waiting for systemd to join the bus. */
+typedef struct BusActivationRequest {
+        char *name;                     /* (owned) the pending start it is for */
+        char *unit;                     /* (owned) SystemdService= */
+} BusActivationRequest;
+
+/* What the bus keeps for activation (embedded in Bus). */
+typedef struct BusActivation {
+        Activation *state;              /* (owned) table, pending starts, environment */
+        LoopTimer timer;                /* the earliest start deadline */
+        bool systemd;                   /* --systemd-activation */
+        BusActivationChild *children;   /* (owned) */
+        size_t n_children;
+        BusActivationRequest *backlog;  /* (owned) */
+        size_t n_backlog;
+        char **warnings;                /* (owned) the last load's skipped files, logged once */
+} BusActivation;
+
+/* Sets up from bus->config (limits, servicedirs); logs skipped files. */
+int bus_activation_init(Bus *bus);
+void bus_activation_deinit(Bus *bus);
+/* After a reload: the servicedirs again (pending starts go on). */
+int bus_activation_reload(Bus *bus);
+
+/*
+ * A message for a name nobody owns (routing): judged, then queued behind
+ * the name's start (started now if none is pending); or answered
+ * ServiceUnknown / NameHasNoOwner / AccessDenied / LimitsExceeded.
+ */
+int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination);
+/*
+ * StartServiceByName: answers ALREADY_RUNNING, or queues call's answer
+ * behind the start. 0 once answered or queued, a positive BusError with
+ * the text in error (error_size bytes), or a negative errno.
+ */
+int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, char *error,
+                         size_t error_size);
+/* name got an owner: its waiters are delivered, in order. */
+void bus_activation_name_acquired(Bus *bus, const char *name);
+/* A peer left: its waiters are dropped. */
+void bus_activation_forget_peer(Bus *bus, Peer *peer);
+/* SIGCHLD: reaps children; one that exits before its name appears fails its start. */
+void bus_activation_reap(Bus *bus);
+/* org.freedesktop.systemd1.Activator.ActivationFailure, sent to the driver. */
+int bus_activation_systemd_failure(Bus *bus, Peer *sender, Message *m);
