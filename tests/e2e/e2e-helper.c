@@ -23,7 +23,9 @@
  *           (a call without interface gets this one)
  *         /org/mssf/E2E/Child  org.mssf.E2E.Child: properties Hidden u, Plain s
  *         /  org.freedesktop.DBus.ObjectManager.GetManagedObjects
- *         every path: org.freedesktop.DBus.Properties Get, Set, GetAll
+ *         every path: org.freedesktop.DBus.Properties Get, Set, GetAll (also
+ *           when the call has no interface field, as python3-dbus and sd-bus
+ *           dispatch by member name)
  *   e2e-helper call DEST PATH IFACE MEMBER [STRING...]   IFACE "-": none;
  *       prints "reply ARGS" or "error NAME: TEXT"
  *   e2e-helper listen SECONDS [RULE]   AddMatch(RULE, default type='signal'),
@@ -425,7 +427,10 @@ static DBusHandlerResult serve_message(DBusConnection *conn, DBusMessage *m, voi
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
         say("CALL %s.%s %s", iface ? iface : "-", member, dbus_message_get_sender(m));
         known_iface = !iface || strcmp(iface, E2E_IFACE) == 0;
-        if (iface && strcmp(iface, PROPS) == 0) {
+        /* Without an interface field, dispatch by member name, as python3-dbus
+         * and sd-bus do: Get, Set and GetAll are the Properties ones. */
+        if (iface ? strcmp(iface, PROPS) == 0
+                  : strcmp(member, "Get") == 0 || strcmp(member, "Set") == 0 || strcmp(member, "GetAll") == 0) {
                 reply = properties(m, member, path);
         } else if (strcmp(path, "/") == 0 && strcmp(member, "GetManagedObjects") == 0 &&
                    (!iface || strcmp(iface, OM) == 0)) {

@@ -52,6 +52,14 @@ out=$(as e2e-other busctl --system get-property org.mssf.E2E /org/mssf/E2E org.m
 lacks "busctl get-property Level by e2e-other gets no value" '^u 7' "$out"
 check "busctl get-property Level by the holder" "u 7" \
     "$(as e2e-holder busctl --system get-property org.mssf.E2E /org/mssf/E2E org.mssf.E2E Level)"
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest="$svc_unique" \
+    /org/mssf/E2E org.freedesktop.DBus.Properties.Get string:org.mssf.E2E string:Level)
+has "Get of Level by the service's unique name without the token: AccessDenied" \
+    '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest=org.mssf.E2E \
+    /org/mssf/E2E org.freedesktop.DBus.Properties.Get string: string:Level)
+has "Get(\"\", Level) (empty interface argument) without the token: AccessDenied" \
+    '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
 check "the service saw Get of Level twice (the holder's)" 2 "$(grep -c '^GET org.mssf.E2E Level$' "$t/svc.out")"
 
 # ---- Properties.Set ----
@@ -60,12 +68,17 @@ out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest
 has "dbus-send: e2e-other setting Mode (needs e2e-svc::Write): AccessDenied" \
     '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
 has "... naming e2e-svc::Write" 'e2e-svc::Write' "$out"
-lacks "the service never set Mode to hacked" 'hacked' "$(cat "$t/svc.out")"
+lacks "the service never set Mode to hacked" 'SET Mode hacked$' "$(cat "$t/svc.out")"
 out=$(as e2e-holder dbus-send --system --print-reply --reply-timeout=10000 --dest=org.mssf.E2E \
     /org/mssf/E2E org.freedesktop.DBus.Properties.Set string:org.mssf.E2E string:Mode variant:string:quiet)
 has "dbus-send: the holder sets Mode" '^method return' "$out"
+out=$(as e2e-other dbus-send --system --print-reply --reply-timeout=10000 --dest=org.mssf.E2E \
+    /org/mssf/E2E org.freedesktop.DBus.Properties.Set string: string:Mode variant:string:hacked2)
+has "Set(\"\", Mode) (empty interface argument) by e2e-other: AccessDenied" \
+    '^Error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
 has "the service set Mode to quiet" '^SET Mode quiet$' "$(cat "$t/svc.out")"
 check "e2e-other may read the Mode (read is open)" "(<'quiet'>,)" "$(getp e2e-other Mode)"
+lacks "... nor to hacked2" 'SET Mode hacked2' "$(cat "$t/svc.out")"
 out=$(as e2e-other busctl --system set-property org.mssf.E2E /org/mssf/E2E org.mssf.E2E Mode s again)
 lacks "busctl set-property by e2e-other did not set it" '^SET Mode again' "$(cat "$t/svc.out")"
 out=$(as e2e-holder dbus-send --system --print-reply --reply-timeout=10000 --dest=org.mssf.E2E \
