@@ -5,7 +5,11 @@
 # member name, so a "Get" without interface is Properties.Get to them (the
 # test service does the same). DESIGN.md: a call without an interface
 # field needs every token that a member of that name at that path needs;
-# Properties.Get of Level needs e2e-svc::Read, Set of Mode e2e-svc::Write.
+# Properties.Get of Level needs e2e-svc::Read, Set of Mode e2e-svc::Write,
+# and org.mssf.E2E.Undeclared is not declared. e2e-svc.xml opens
+# org.freedesktop.DBus.Introspectable at /org/mssf/E2E with an
+# interface-level value="" (as timed and usb-moded do): that default must
+# not open every interface-less call at the path.
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 
@@ -19,6 +23,11 @@ has "... by unique name: AccessDenied" '^error org\.freedesktop\.DBus\.Error\.Ac
 out=$(client e2e-other call org.mssf.E2E /org/mssf/E2E - Set org.mssf.E2E Mode)
 has "e2e-other: Set without interface (Mode needs e2e-svc::Write): AccessDenied" \
     '^error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+out=$(client e2e-other call org.mssf.E2E /org/mssf/E2E - Undeclared)
+has "e2e-other: Undeclared without interface: AccessDenied (not declared)" \
+    '^error org\.freedesktop\.DBus\.Error\.AccessDenied.*not declare' "$out"
+echo "# mssf-policy explain, no interface, member Get:" \
+    "$("$policy_tool" explain --label e2e-other --dest org.mssf.E2E --path /org/mssf/E2E --member Get | tr '\n' ' ')"
 check "the service never read Level for e2e-other" 1 "$(grep -c '^GET org.mssf.E2E Level' "$t/svc.out")"
 
 e2e_finish
