@@ -26,6 +26,11 @@ has "e2e-other: Set without interface (Mode needs e2e-svc::Write): AccessDenied"
 out=$(client e2e-other call org.mssf.E2E /org/mssf/E2E - Undeclared)
 has "e2e-other: Undeclared without interface: AccessDenied (not declared)" \
     '^error org\.freedesktop\.DBus\.Error\.AccessDenied.*not declare' "$out"
+out=$(client e2e-other call org.mssf.E2E /org/mssf/E2E - GetAll org.mssf.E2E)
+lacks "e2e-other: GetAll(org.mssf.E2E) without interface never shows Level" 'Level' "$out"
+out=$(client e2e-other call org.mssf.E2E / - GetManagedObjects)
+has "e2e-other: GetManagedObjects without interface (open) is answered" '^reply \{' "$out"
+lacks "... without Level or Hidden" 'Level|Hidden' "$out"
 echo "# mssf-policy explain, no interface, member Get:" \
     "$("$policy_tool" explain --label e2e-other --dest org.mssf.E2E --path /org/mssf/E2E --member Get | tr '\n' ' ')"
 check "the service never read Level for e2e-other" 1 "$(grep -c '^GET org.mssf.E2E Level' "$t/svc.out")"
