@@ -55,8 +55,12 @@
  * Fail closed: any error from the oracle or the policy denies, with reason
  * ERROR and the errno kept for the log. Without Smack (the oracle says so)
  * there are no labels: the Smack check is skipped, the peers' labels are
- * ignored (SO_PEERSEC then names another LSM's context), every token
- * requirement denies and no declared name can be owned.
+ * ignored (SO_PEERSEC then names another LSM's context) and every token
+ * requirement denies. Ownership of declared names is then busconfig's
+ * alone (DESIGN decision 7: "mediation by busconfig only"): a rule that
+ * names labels cannot be judged without labels, and refusing every
+ * declared name would leave such a host with no MSSF service at all,
+ * while any process there could claim to be the package anyway.
  *
  * Deliberate deviations and limits.
  *  - No policy (db NULL) means nothing is declared: the token and
@@ -255,7 +259,7 @@ int mediation_check_own(const MediationPeer *peer, const char *name, const Polic
                 mediation_verdict_deny_error(ret, NULL, -EINVAL, "argument", "");
                 return -EINVAL;
         }
-        if (!db)
+        if (!db || !smack_oracle_has_smack(oracle))
                 return 0;
         label = peer_label(peer, oracle);
         context.subject = label;
