@@ -265,6 +265,16 @@ static int derive_group(Build *b, size_t start, size_t end) {
                 if ((r = add_union(b, start, member, first)) < 0)
                         return r;
         }
+        /*
+         * A method call without interface to a member no interface here
+         * declares stays "not declared": an interface default (typically
+         * Introspectable's value="") must not open every member to calls
+         * that leave the interface out, or Properties.Get sent without its
+         * interface would read a protected property. Signals and
+         * properties keep the defaults-only union (GetAll(""), Get("", P)).
+         */
+        if (b->rules[start].kind == POLICY_KIND_METHOD)
+                return 0;
         first = b->n_tokens;
         if ((r = append_defaults(b, start, end, &any_default)) < 0)
                 return r;

@@ -8,7 +8,8 @@
  * reader never has to: merged duplicate rules (tokens united), and for
  * each (name, kind, path) the rules without interface: per member, the
  * union of that member's tokens over all interfaces plus every interface
- * default there; and the union of the defaults alone. Everything written
+ * default there; and, for signals and properties, the union of the
+ * defaults alone. Everything written
  * is what db-read.c demands, in the order it checks; the builder validates
  * its input with the same predicates, so a built image always loads.
  */

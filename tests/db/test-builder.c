@@ -101,7 +101,8 @@ static void test_merge_and_unions(void **state) {
         /* Without interface: M of I1 and I2, plus I3's default. */
         expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "M", 0, "T1 T2 T3");
         expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "N", 0, "T3");
-        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "X", 0, "T3");
+        /* A member no interface declares: a call without interface is not covered. */
+        expect(db, "org.example.A", POLICY_KIND_METHOD, "/a", NULL, "X", POLICY_DB_UNCOVERED, NULL);
         /* Kinds do not mix: the signal's union is its own. */
         expect(db, "org.example.A", POLICY_KIND_SIGNAL, "/a", NULL, "S", 0, "T1");
         expect(db, "org.example.A", POLICY_KIND_SIGNAL, "/a", NULL, "M", POLICY_DB_UNCOVERED,
@@ -241,6 +242,9 @@ static bool reference(const RandomDecl *d, size_t n, unsigned name, unsigned kin
                 return true;
         }
         *ret_tokens = default_tokens;
+        /* Defaults alone never cover a method call without interface. */
+        if (iface < 0 && kind == POLICY_KIND_METHOD)
+                return false;
         return default_rule;
 }
 

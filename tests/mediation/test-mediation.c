@@ -228,7 +228,14 @@ static const Case cases[] = {
           .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
                   "for method Dial" },
         { "no interface field, with the tokens", PHONE, CELLULAR, CALL("org.mssf.Cellular", NULL, "Hangup") },
-        { "no interface field: union of defaults", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Status") },
+        { "no interface field: a default alone does not cover it", APP, CELLULAR,
+          CALL("org.mssf.Cellular", NULL, "Status"), .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method Status at /org/mssf/Cellular "
+                  "(label \"untrusted-app\")" },
+        { "no interface field: Properties.Get sent without its interface", APP, CELLULAR,
+          CALL("org.mssf.Cellular", NULL, "Get"), .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method Get at /org/mssf/Cellular "
+                  "(label \"untrusted-app\")" },
         { "queued owner is protected too", APP, CELLULAR_QUEUED, CALL(":1.2", CELLULAR_IFACE, "Dial"),
           .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
           .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
