@@ -21,6 +21,29 @@
  * only if it takes such a slot, so each expected reply arrives once and
  * unexpected ones are dropped.
  *
+ * Properties (DESIGN.md, mediation point 3; broker/propfilter): a
+ * protected property never reaches a connection without its token. A
+ * GetAll or GetManagedObjects call forwarded to a connection that owns or
+ * is queued for a declared name leaves a PropfilterCall in its reply
+ * slot; its reply, and every PropertiesChanged or InterfacesAdded signal
+ * from such a connection, is filtered for each recipient (unicast,
+ * broadcast, eavesdropper: each for its own label) after
+ * mediate_message() allowed it, and the filtered copy is queued instead.
+ * Fail closed: a body that does not fit, or an error while filtering,
+ * delivers nothing; a caller whose reply is lost that way gets
+ * AccessDenied instead of waiting for NoReply. Monitors keep seeing the
+ * original: they are privileged by policy (security_check_monitor: the
+ * device policy names their label) and see what the bus routes, as they
+ * see denied messages; a debugging tool shown a doctored message would
+ * mislead whoever reads it. What decides is classified once per message
+ * (propfilter_classify, no allocation); whether the sender holds a
+ * declared name is asked only for a property message, once, after the
+ * first mediate_message() (which refreshed the peer's names).
+ *
+ * A call forwarded before its callee acquired a declared name keeps no
+ * PropfilterCall, so its reply passes as is: the service answered for a
+ * name nobody had declared when asked.
+ *
  * Hot path: one Message, referenced by every queue it lands in; no copy,
  * no allocation beyond the queues' amortised rings. Errors back to the
  * sender are small driver messages built only on failure.
@@ -37,6 +60,10 @@
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
+#include "propfilter-policy.h"
+#include "propfilter.h"
+#include "smack-label.h"
+#include "smack-oracle.h"
 
 static bool dispatch_expects_reply(Message *m) {
         return message_get_type(m) == MESSAGE_METHOD_CALL &&
@@ -145,42 +172,122 @@ int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
         return 0;
 }
 
+/* Whether (and how) one message is filtered per recipient: decided once per message. */
+typedef struct DispatchFilter {
+        PropfilterKind kind;            /* NONE: every recipient gets the message as is */
+        const PropfilterCall *call;     /* (nullable) a reply's call, from its slot */
+        int declared;                   /* the sender owns a declared name: -1 not asked yet, 0, 1 */
+} DispatchFilter;
+
+static void dispatch_filter_init(DispatchFilter *filter, Peer *sender, Message *m,
+                                 const PropfilterCall *call) {
+        *filter = (DispatchFilter) {
+                .kind = sender ? propfilter_classify(m, call) : PROPFILTER_NONE,
+                .call = call,
+                .declared = -1,
+        };
+}
+
+static bool dispatch_declares_any(const PolicyDb *db, const Peer *peer) {
+        const MediationPeer *names = &peer->security.mssf;
+
+        for (size_t i = 0; i < names->n_names; i++)
+                if (policy_db_declares_name(db, names->names[i]))
+                        return true;
+        return false;
+}
+
+/*
+ * Call only once mediate_message() allowed m for recipient: it refreshed
+ * the sender's names (security.c keeps them lazily), which this reads.
+ * A connection hearing itself learns nothing (as in mediation).
+ */
+static bool dispatch_filter_applies(DispatchFilter *filter, Bus *bus, Peer *sender, Peer *recipient) {
+        const PolicyDb *db;
+
+        if (filter->kind == PROPFILTER_NONE || sender == recipient)
+                return false;
+        if (filter->declared < 0) {
+                db = bus->security ? security_get_policy_db(bus->security) : NULL;
+                filter->declared = db && dispatch_declares_any(db, sender);
+        }
+        return filter->declared;
+}
+
+/* propfilter_filter() for recipient's label: 0 and *ret to queue, else nothing to deliver. */
+static int dispatch_filter_message(Bus *bus, const DispatchFilter *filter, Peer *sender, Peer *recipient,
+                                   Message *m, Message **ret) {
+        SmackOracle *oracle = security_get_oracle(bus->security);
+        const SmackLabel *label = smack_oracle_has_smack(oracle) ? recipient->security.mssf.label : NULL;
+        PropfilterPolicy policy = {
+                .db = security_get_policy_db(bus->security),
+                .names = sender->security.mssf.names,
+                .n_names = sender->security.mssf.n_names,
+                /* As mediation asks: no label (no Smack, or an invalid one) holds no token. */
+                .label = label ? label->text : "",
+                .has_token = smack_oracle_policy_has_token,
+                .has_token_userdata = oracle,
+        };
+
+        return propfilter_filter(m, filter->call, propfilter_policy_visible, &policy, ret);
+}
+
 typedef struct Broadcast {
         Bus *bus;
         Peer *sender;
         Message *m;
+        DispatchFilter *filter;
 } Broadcast;
 
 static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesdrop) {
+        _cleanup_(message_unrefp) Message *filtered = NULL;
         Broadcast *broadcast = userdata;
         Peer *recipient = owner->peer;
+        Message *m = broadcast->m;
         MediateVerdict verdict;
 
         if (recipient->dead || recipient->monitor)
                 return 0;
-        if (mediate_message(broadcast->sender, recipient, broadcast->m,
+        if (mediate_message(broadcast->sender, recipient, m,
                             eavesdrop ? MEDIATE_ROUTE_EAVESDROP : MEDIATE_ROUTE_BROADCAST, &verdict) != 0)
                 return 0;
+        if (dispatch_filter_applies(broadcast->filter, broadcast->bus, broadcast->sender, recipient)) {
+                /* Nothing left, a body that does not fit, an error: this recipient gets nothing. */
+                if (dispatch_filter_message(broadcast->bus, broadcast->filter, broadcast->sender, recipient,
+                                            m, &filtered) != 0)
+                        return 0;
+                m = filtered;
+        }
         /* A recipient over quota or without fd support just misses a broadcast. */
-        (void) bus_queue(recipient, broadcast->m, broadcast->sender);
+        (void) bus_queue(recipient, m, broadcast->sender);
         return 0;
 }
 
-/* Every peer with a matching rule; eavesdroppers only when m has a destination. */
-static int dispatch_broadcast(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+/*
+ * Every peer with a matching rule; eavesdroppers only when m has a
+ * destination. filter: as decided for the unicast recipient (NULL:
+ * classify m here).
+ */
+static int dispatch_broadcast(Bus *bus, Peer *sender, Peer *recipient, Message *m,
+                              DispatchFilter *filter) {
         MessageArg args[MESSAGE_ARGS_MAX];
-        Broadcast broadcast = { bus, sender, m };
+        DispatchFilter own_filter;
+        Broadcast broadcast = { bus, sender, m, filter };
         MatchMessage mm;
 
         if (match_registry_n_rules(bus->matches) == 0)
                 return 0;
+        if (!filter) {
+                dispatch_filter_init(&own_filter, sender, m, NULL);
+                broadcast.filter = &own_filter;
+        }
         bus_match_message_init(&mm, m, sender, recipient, args);
         return match_registry_dispatch(bus->matches, &mm, dispatch_broadcast_one, &broadcast);
 }
 
 int bus_broadcast_from_driver(Bus *bus, Message *m) {
         bus_monitors_capture(bus, m, NULL);
-        return dispatch_broadcast(bus, NULL, NULL, m);
+        return dispatch_broadcast(bus, NULL, NULL, m, NULL);
 }
 
 /* No such destination: bus activation decides (activate.c). */
@@ -194,25 +301,90 @@ static bool dispatch_is_reply(Message *m) {
         return type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR;
 }
 
-/* Replies go only where a slot says one is expected, once. */
-static int dispatch_check_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+/* Replies go only where a slot says one is expected, once; *ret_call: what the slot kept. */
+static int dispatch_check_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m,
+                                PropfilterCall *ret_call) {
         if (!dispatch_is_reply(m))
                 return 0;
-        if (reply_registry_take(bus->replies, &recipient->replies, &sender->replies,
-                                message_get_reply_serial(m)) != 0)
+        if (reply_registry_take_call(bus->replies, &recipient->replies, &sender->replies,
+                                     message_get_reply_serial(m), ret_call) != 0)
                 return 1;
         return 0;
 }
 
+/*
+ * An error from the driver to caller, answering its call serial (which
+ * the bus no longer has at hand): NoReply, or AccessDenied for a reply
+ * that could not be filtered.
+ */
+static int dispatch_error_to_caller(Bus *bus, Peer *caller, uint32_t serial, int error, const char *text) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *m = NULL;
+        int r;
+
+        r = message_builder_new(MESSAGE_ERROR, &b);
+        if (r >= 0)
+                r = message_builder_set_reply_serial(b, serial);
+        if (r >= 0)
+                r = message_builder_set_error_name(b, bus_error_name(error));
+        if (r >= 0)
+                r = message_builder_set_destination(b, caller->unique_name);
+        if (r >= 0)
+                r = message_builder_set_sender(b, BUS_DRIVER_NAME);
+        if (r >= 0)
+                r = message_builder_append_basic(b, 's', text);
+        if (r >= 0)
+                r = message_builder_finish(b, &m);
+        if (r < 0)
+                return r;
+        return bus_send_from_driver(bus, caller, m);
+}
+
+/* Worth remembering only for the two calls whose replies carry property values. */
+static bool dispatch_is_properties_call(Message *m) {
+        const char *member = message_get_member(m);
+
+        return member && (strcmp(member, "GetAll") == 0 || strcmp(member, "GetManagedObjects") == 0);
+}
+
+/*
+ * What to keep for the reply's filter: a GetAll/GetManagedObjects call to
+ * a connection holding a declared name. Its names are fresh:
+ * mediate_message() just judged this call.
+ */
+static int dispatch_call_to_filter(Bus *bus, Peer *callee, Message *m, PropfilterCall *ret_call) {
+        const PolicyDb *db = bus->security ? security_get_policy_db(bus->security) : NULL;
+
+        *ret_call = (PropfilterCall) { .kind = PROPFILTER_NONE };
+        if (!db || !dispatch_is_properties_call(m) || !dispatch_declares_any(db, callee))
+                return 0;
+        return propfilter_call_init(ret_call, m);
+}
+
 static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+        _cleanup_(propfilter_call_deinit) PropfilterCall call = { .kind = PROPFILTER_NONE };
         int64_t timeout = bus->config->limits.reply_timeout;
         uint64_t deadline = timeout < 0 ? UINT64_MAX : loop_now() + (uint64_t) timeout * 1000;
         size_t max = bus->config->limits.max_replies_per_connection < 0 ? SIZE_MAX :
                      (size_t) bus->config->limits.max_replies_per_connection;
         int r;
 
-        r = reply_registry_expect(bus->replies, &sender->replies, &recipient->replies,
-                                  message_get_serial(m), deadline, max);
+        /* Unremembered, the reply would pass unfiltered: the call does not go out. */
+        if (sender != recipient && dispatch_call_to_filter(bus, recipient, m, &call) < 0) {
+                r = bus_reply_error(bus, sender, m, BUS_ERROR_NO_MEMORY, "Out of memory");
+                return r < 0 ? r : 1;
+        }
+        r = reply_registry_expect_call(bus->replies, &sender->replies, &recipient->replies,
+                                       message_get_serial(m), deadline, max, &call, propfilter_call_deinit);
+        if (r == REPLY_E_EXISTS && call.kind != PROPFILTER_NONE) {
+                /* The pending slot would hand this call's reply an older call's filter, or none. */
+                r = bus_reply_error(bus, sender, m, BUS_ERROR_ACCESS_DENIED,
+                                    "A call with serial %u from \"%s\" to \"%s\" is still pending: "
+                                    "a properties call may not reuse it",
+                                    (unsigned) message_get_serial(m), sender->unique_name,
+                                    recipient->unique_name);
+                return r < 0 ? r : 1;
+        }
         if (r == REPLY_E_QUOTA) {
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_LIMITS_EXCEEDED,
                                     "The maximum number of pending replies for \"%s\" (uid=%u) has been reached",
@@ -240,14 +412,34 @@ static int dispatch_refused(Bus *bus, Peer *sender, Peer *recipient, Message *m,
         return reason < 0 ? reason : 0;
 }
 
+/*
+ * The filter failed for the addressed recipient: a signal is just not
+ * delivered; a reply's caller learns that its reply was withheld.
+ */
+static int dispatch_unfilterable(Bus *bus, Peer *sender, Peer *recipient, Message *m, int reason) {
+        char text[512];
+
+        if (!dispatch_is_reply(m))
+                return 0;
+        snprintf(text, sizeof(text), "The reply from \"%s\" was withheld: %s", sender->unique_name,
+                 reason == PROPFILTER_E_MALFORMED ? "its body does not fit the call it answers" :
+                                                    "it could not be filtered for this connection");
+        return dispatch_error_to_caller(bus, recipient, message_get_reply_serial(m),
+                                        BUS_ERROR_ACCESS_DENIED, text);
+}
+
 static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *destination) {
+        _cleanup_(propfilter_call_deinit) PropfilterCall call = { .kind = PROPFILTER_NONE };
+        _cleanup_(message_unrefp) Message *filtered = NULL;
         Peer *recipient = bus_lookup_peer(bus, destination);
+        DispatchFilter filter;
         MediateVerdict verdict;
+        Message *deliver = m;
         int r;
 
         if (!recipient || recipient->monitor)
                 return dispatch_no_destination(bus, sender, m, destination);
-        if (dispatch_check_reply(bus, sender, recipient, m))
+        if (dispatch_check_reply(bus, sender, recipient, m, &call))
                 return 0;
         if (mediate_message(sender, recipient, m, dispatch_is_reply(m) ? MEDIATE_ROUTE_REPLY :
                             MEDIATE_ROUTE_UNICAST, &verdict) != 0)
@@ -257,12 +449,19 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
                 if (r != 0)
                         return r < 0 ? r : 0;
         }
-        r = bus_queue(recipient, m, sender);
+        dispatch_filter_init(&filter, sender, m, &call);
+        if (dispatch_filter_applies(&filter, bus, sender, recipient)) {
+                r = dispatch_filter_message(bus, &filter, sender, recipient, m, &filtered);
+                if (r != 0)
+                        return dispatch_unfilterable(bus, sender, recipient, m, r);
+                deliver = filtered;
+        }
+        r = bus_queue(recipient, deliver, sender);
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
         if (bus->n_eavesdrop_rules == 0)
                 return 0;
-        return dispatch_broadcast(bus, sender, recipient, m);
+        return dispatch_broadcast(bus, sender, recipient, m, &filter);
 }
 
 static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
@@ -322,30 +521,18 @@ int bus_dispatch(Peer *sender, Message *message) {
                 return dispatch_call_without_destination(bus, sender, m);
         if (destination)
                 return dispatch_unicast(bus, sender, m, destination);
-        return dispatch_broadcast(bus, sender, NULL, m);
+        return dispatch_broadcast(bus, sender, NULL, m, NULL);
 }
 
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata) {
         Bus *bus = userdata;
         ReplyEvent event;
 
-        while (reply_registry_pop_expired(bus->replies, loop_now(), &event) == 0) {
-                _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-                _cleanup_(message_unrefp) Message *m = NULL;
-                Peer *caller = event.caller->peer;
-
-                if (message_builder_new(MESSAGE_ERROR, &b) < 0 ||
-                    message_builder_set_reply_serial(b, event.serial) < 0 ||
-                    message_builder_set_error_name(b, bus_error_name(BUS_ERROR_NO_REPLY)) < 0 ||
-                    message_builder_set_destination(b, caller->unique_name) < 0 ||
-                    message_builder_set_sender(b, BUS_DRIVER_NAME) < 0 ||
-                    message_builder_append_basic(b, 's', "Did not receive a reply. Possible causes include: "
-                                                 "the remote application did not send a reply, the message bus "
-                                                 "security policy blocked the reply, the reply timeout expired, "
-                                                 "or the network connection was broken.") < 0 ||
-                    message_builder_finish(b, &m) < 0)
-                        continue;
-                (void) bus_send_from_driver(bus, caller, m);
-        }
+        while (reply_registry_pop_expired(bus->replies, loop_now(), &event) == 0)
+                (void) dispatch_error_to_caller(bus, event.caller->peer, event.serial, BUS_ERROR_NO_REPLY,
+                                                "Did not receive a reply. Possible causes include: "
+                                                "the remote application did not send a reply, the message bus "
+                                                "security policy blocked the reply, the reply timeout expired, "
+                                                "or the network connection was broken.");
         return bus_arm_reply_timer(bus);
 }

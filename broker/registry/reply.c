@@ -19,6 +19,10 @@
  * tombstones), at most half full, keyed with SipHash (hash.h): clients
  * pick serials, so the hash must not be predictable.
  *
+ * A slot may carry a PropfilterCall with the function that drops it
+ * (reply.h); slot_free(), the one place a slot ends, drops it unless
+ * reply_registry_take_call() moved it out first.
+ *
  * Trust: owners are the caller's embedded structs; the peer handles in
  * them are opaque and never dereferenced.
  */
@@ -41,6 +45,8 @@ struct ReplySlot {
         IList caller_link;      /* in caller->waiting */
         IList callee_link;      /* in callee->owed */
         IList deadline_link;    /* in registry->deadlines, ascending */
+        PropfilterCall call;    /* (owned) kind NONE: nothing to filter */
+        ReplyCallDeinit call_deinit;    /* (nullable) drops call */
 };
 
 struct ReplyRegistry {
@@ -163,6 +169,8 @@ static void slot_free(ReplyRegistry *registry, ReplySlot *slot) {
         ilist_remove(&slot->callee_link);
         ilist_remove(&slot->deadline_link);
         slot->caller->n_waiting--;
+        if (slot->call_deinit)
+                slot->call_deinit(&slot->call);
         free(slot);
 }
 
@@ -193,6 +201,13 @@ static void deadline_insert(ReplyRegistry *registry, ReplySlot *slot) {
 
 int reply_registry_expect(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
                           uint32_t serial, uint64_t deadline_usec, size_t max_replies) {
+        return reply_registry_expect_call(registry, caller, callee, serial, deadline_usec, max_replies,
+                                          NULL, NULL);
+}
+
+int reply_registry_expect_call(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                               uint32_t serial, uint64_t deadline_usec, size_t max_replies,
+                               PropfilterCall *call, ReplyCallDeinit call_deinit) {
         assert(caller->registry == registry && callee->registry == registry);
 
         if (caller->n_waiting >= max_replies)
@@ -213,6 +228,11 @@ int reply_registry_expect(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwne
                 .caller = caller, .callee = callee, .serial = serial,
                 .deadline = deadline_usec, .hash = hash,
         };
+        if (call) {
+                slot->call = *call;
+                slot->call_deinit = call_deinit;
+                *call = (PropfilterCall) { .kind = PROPFILTER_NONE };
+        }
         table_place(registry->table, registry->n_buckets, slot);
         registry->n_slots++;
         ilist_append(&caller->waiting, &slot->caller_link);
@@ -224,12 +244,24 @@ int reply_registry_expect(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwne
 
 int reply_registry_take(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
                         uint32_t serial) {
+        return reply_registry_take_call(registry, caller, callee, serial, NULL);
+}
+
+int reply_registry_take_call(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                             uint32_t serial, PropfilterCall *ret_call) {
         uint64_t hash = slot_hash(caller, callee, serial);
         size_t i = table_find(registry, caller, callee, serial, hash);
+        ReplySlot *slot;
 
         if (i == SIZE_MAX)
                 return REPLY_E_NONE;
-        slot_free(registry, registry->table[i]);
+        slot = registry->table[i];
+        if (ret_call) {
+                *ret_call = slot->call;
+                slot->call = (PropfilterCall) { .kind = PROPFILTER_NONE };
+                slot->call_deinit = NULL;
+        }
+        slot_free(registry, slot);
         return 0;
 }
 

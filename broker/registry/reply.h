@@ -7,6 +7,8 @@
 
 #include "ilist.h"
 #include "macro.h"
+/* By path: the struct is embedded in each slot; this library links none of propfilter's code. */
+#include "../propfilter/propfilter.h"
 
 struct Peer;
 
@@ -17,6 +19,13 @@ struct Peer;
  * reply_registry_take() finds and removes the slot in O(1); anything else
  * is an unexpected reply the bus drops. Deadlines are microseconds on
  * whatever monotonic clock the caller uses.
+ *
+ * A slot may carry what the bus must remember of the call to filter its
+ * reply (a PropfilterCall, propfilter.h): reply_registry_expect_call()
+ * moves it in, reply_registry_take_call() hands it back, and every other
+ * end of the slot (the other take, timeout, the callee's disconnect,
+ * reply_owner_deinit()) drops it with the deinit function given with it.
+ * The registry only stores it; it calls none of propfilter's code itself.
  *
  * Return codes: 0; REPLY_E_QUOTA (the caller already waits for
  * max_replies_per_connection replies: LimitsExceeded), REPLY_E_EXISTS
@@ -66,12 +75,33 @@ void reply_owner_deinit(ReplyOwner *owner);
 int reply_registry_expect(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
                           uint32_t serial, uint64_t deadline_usec, size_t max_replies);
 
+/* How a slot drops the call it carries (propfilter_call_deinit). */
+typedef void (*ReplyCallDeinit)(PropfilterCall *call);
+
+/*
+ * The same, and the slot keeps *call: on 0 it is moved in (*call is then
+ * zeroed, "nothing to filter") and call_deinit (nullable when *call needs
+ * none) drops it wherever the slot ends but in reply_registry_take_call();
+ * on any other return *call is still the caller's.
+ */
+int reply_registry_expect_call(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                               uint32_t serial, uint64_t deadline_usec, size_t max_replies,
+                               PropfilterCall *call, ReplyCallDeinit call_deinit);
+
 /*
  * A reply or error from callee to caller with reply_serial serial: 0 if it
  * was expected (the slot is gone now), REPLY_E_NONE if not.
  */
 int reply_registry_take(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
                         uint32_t serial);
+
+/*
+ * The same, and on 0 the slot's call is moved to *ret_call (zeroed when
+ * the slot carried none): the caller deinits it. On REPLY_E_NONE
+ * *ret_call is not written.
+ */
+int reply_registry_take_call(ReplyRegistry *registry, ReplyOwner *caller, ReplyOwner *callee,
+                             uint32_t serial, PropfilterCall *ret_call);
 
 /*
  * The callee disconnects: pops one caller waiting on it per call (0), then

@@ -149,6 +149,108 @@ static void test_expiry(void **state) {
 #define N_MODEL 20000
 
 /* Many slots through growth and backward-shift deletion, against a plain array. */
+/* The test's PropfilterCall deinit: frees what test_call() allocated, and counts. */
+static unsigned n_deinit;
+
+static void count_deinit(PropfilterCall *call) {
+        n_deinit++;
+        free(call->path);
+        *call = (PropfilterCall) { .kind = PROPFILTER_NONE };
+}
+
+static PropfilterCall test_call(const char *path) {
+        PropfilterCall call = { .kind = PROPFILTER_GET_ALL, .exact = true, .path = strdup(path) };
+
+        assert_non_null(call.path);
+        return call;
+}
+
+static void test_call_handed_back(void **state) {
+        Fixture *f = *state;
+        PropfilterCall call = test_call("/a"), taken = { .kind = PROPFILTER_NONE };
+
+        n_deinit = 0;
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 7, 100, 10, &call,
+                                                    count_deinit), 0);
+        /* Moved in. */
+        assert_int_equal(call.kind, PROPFILTER_NONE);
+        assert_null(call.path);
+        assert_int_equal(reply_registry_take_call(f->registry, &f->a, &f->c, 7, &taken), REPLY_E_NONE);
+        assert_int_equal(taken.kind, PROPFILTER_NONE);
+        assert_int_equal(reply_registry_take_call(f->registry, &f->a, &f->b, 7, &taken), 0);
+        /* Moved out: the taker owns it, the registry did not drop it. */
+        assert_int_equal(taken.kind, PROPFILTER_GET_ALL);
+        assert_string_equal(taken.path, "/a");
+        assert_int_equal(n_deinit, 0);
+        count_deinit(&taken);
+
+        /* A slot without a call hands back "nothing to filter". */
+        taken = test_call("/stale");
+        free(taken.path);
+        assert_int_equal(reply_registry_expect(f->registry, &f->a, &f->b, 8, 100, 10), 0);
+        assert_int_equal(reply_registry_take_call(f->registry, &f->a, &f->b, 8, &taken), 0);
+        assert_int_equal(taken.kind, PROPFILTER_NONE);
+        assert_null(taken.path);
+}
+
+/* Every other end of a slot drops its call: take, expiry, callee and caller disconnect. */
+static void test_call_dropped(void **state) {
+        Fixture *f = *state;
+        PropfilterCall call;
+        ReplyEvent event;
+
+        n_deinit = 0;
+        call = test_call("/take");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 1, 100, 10, &call,
+                                                    count_deinit), 0);
+        assert_int_equal(reply_registry_take(f->registry, &f->a, &f->b, 1), 0);
+        assert_int_equal(n_deinit, 1);
+
+        call = test_call("/expire");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 2, 100, 10, &call,
+                                                    count_deinit), 0);
+        assert_int_equal(reply_registry_pop_expired(f->registry, 100, &event), 0);
+        assert_int_equal(event.serial, 2);
+        assert_int_equal(n_deinit, 2);
+
+        call = test_call("/owed");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 3, 100, 10, &call,
+                                                    count_deinit), 0);
+        assert_int_equal(reply_registry_pop_owed(&f->b, &event), 0);
+        assert_int_equal(n_deinit, 3);
+
+        call = test_call("/waiting");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->c, 4, 100, 10, &call,
+                                                    count_deinit), 0);
+        call = test_call("/owing");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->c, &f->a, 5, 100, 10, &call,
+                                                    count_deinit), 0);
+        reply_owner_deinit(&f->a);
+        assert_int_equal(n_deinit, 5);
+        assert_int_equal(reply_registry_size(f->registry), 0);
+        reply_owner_init(&f->a, f->registry, (struct Peer *)&f->a);
+}
+
+/* When the slot is refused the call stays the caller's. */
+static void test_call_refused(void **state) {
+        Fixture *f = *state;
+        PropfilterCall call = test_call("/x");
+
+        n_deinit = 0;
+        assert_int_equal(reply_registry_expect(f->registry, &f->a, &f->b, 1, 100, 1), 0);
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 1, 100, 10, &call,
+                                                    count_deinit), REPLY_E_EXISTS);
+        assert_string_equal(call.path, "/x");
+        assert_int_equal(reply_registry_expect_call(f->registry, &f->a, &f->b, 2, 100, 1, &call,
+                                                    count_deinit), REPLY_E_QUOTA);
+        assert_string_equal(call.path, "/x");
+        assert_int_equal(n_deinit, 0);
+        count_deinit(&call);
+        /* The older slot carried no call: taking it drops nothing. */
+        assert_int_equal(reply_registry_take(f->registry, &f->a, &f->b, 1), 0);
+        assert_int_equal(n_deinit, 1);
+}
+
 static void test_many(void **state) {
         Fixture *f = *state;
         static unsigned char live[N_MODEL];
@@ -193,6 +295,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_caller_disconnect, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_call_handed_back, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_call_dropped, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_call_refused, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
