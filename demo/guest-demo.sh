@@ -36,9 +36,9 @@ check=${3:-}
 [ -n "${DEMO_OUTPUT:-}" ] && exec >"$DEMO_OUTPUT" 2>&1
 
 tool=$build/policy/tool/mssf-policy
-# demo/sock-activate.c: built by run-demo, or by tests/demo/meson.build.
-sock_activate=$build/demo/sock-activate
-[ -x "$sock_activate" ] || sock_activate=$build/tests/demo/sock-activate
+# The bus socket labelled as systemd's mssf-broker.socket labels it
+# (examples/tests/smack-socket-activate.c).
+sock_activate=$build/examples/smack-socket-activate
 broker=$build/broker/mssf-broker
 helper=$build/tests/uml/smack-helper
 examples=$build/examples
@@ -324,7 +324,10 @@ for name in cellular:Cellular:"--alert-ms 300 --answer-ms 600 --duration-ms 2000
         pid=$!
         pids="$pids $pid"
         if wait_for "$out/service-$service" "$bus_name: ready"; then
-                echo "   $bus_name: ready (pid $pid, Smack label $(cat /proc/$pid/attr/current))"
+                # read, not $(cat): a command substitution's output is garbled
+                # here now and then (the SSE anomaly above).
+                pid_label=""; read -r pid_label < "/proc/$pid/attr/current" || [ -n "$pid_label" ] || pid_label="?"
+                printf '   %s: ready (pid %s, Smack label %s)\n' "$bus_name" "$pid" "$pid_label"
         else
                 cat "$out/service-$service" "$buslog"
                 exit 1

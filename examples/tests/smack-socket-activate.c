@@ -12,8 +12,10 @@
  * as socket activation does. Without this a client with a Smack label of
  * its own cannot even connect to a bus whose process is labelled "_": who
  * may talk to whom is the bus's mediation, not the socket's. Needs
- * CAP_MAC_ADMIN (root in the user-mode-linux guest). A test helper for
- * uml-demo.sh; the demo on a real system uses systemd's own unit.
+ * CAP_MAC_ADMIN (root in the user-mode-linux guest). A helper of
+ * uml-demo.sh and of the demo (demo/guest-demo.sh); on a real system
+ * systemd's own unit does this. Python does not start inside the guest,
+ * hence C.
  */
 #include <errno.h>
 #include <stdio.h>
