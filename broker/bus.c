@@ -59,6 +59,14 @@ static void bus_read_machine_id(char out[33]) {
 
 static int bus_post(Loop *loop, void *userdata);
 
+/* What STATUS= reports: registered connections and well-known names, both O(1). */
+static void bus_count(void *userdata, NotifyCounts *ret) {
+        Bus *bus = userdata;
+
+        ret->n_connections = strmap_size(&bus->peers_by_name);
+        ret->n_names = strmap_size(&bus->names->names);
+}
+
 /*
  * Before each batch: a Smack rule written since the last one (a token
  * revoked) flushes the cached answers, so the batch is judged by the
@@ -105,10 +113,19 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         r = bus_activation_init(bus);
         if (r < 0)
                 return r;
+        notify_init(&bus->notify, loop, bus_count, bus);
         loop_set_post(loop, bus_post, bus);
         loop_set_pre(loop, bus_pre, bus);
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+static void bus_free_listen_bound(Bus *bus) {
+        for (size_t i = 0; i < bus->n_listen_bound; i++)
+                free(bus->listen_bound[i]);
+        free(bus->listen_bound);
+        bus->listen_bound = NULL;
+        bus->n_listen_bound = 0;
 }
 
 static void bus_free_peers(IList *head) {
@@ -131,6 +148,8 @@ Bus *bus_free(Bus *bus) {
         }
         loop_timer_disarm(bus->loop, &bus->reply_timer);
         loop_timer_disarm(bus->loop, &bus->resume_timer);
+        notify_deinit(&bus->notify);
+        bus_free_listen_bound(bus);
         reply_registry_free(bus->replies);
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
@@ -181,6 +200,38 @@ int bus_setup_security(Bus *bus, const char *policy_path) {
 }
 
 /*
+ * dbus-daemon binds its <listen> addresses once; a reload that changes
+ * them changes nothing until the next start. We do the same (re-binding
+ * would drop the socket systemd handed us, or a path clients use) and
+ * say so, once per reload that differs from what the bus listens on.
+ */
+static void bus_check_listen(Bus *bus, const BusConfig *config) {
+        bool same = bus->n_listen_bound == config->n_listen;
+
+        if (!bus->listen_bound)
+                return;         /* --address: <listen> was never used */
+        for (size_t i = 0; same && i < config->n_listen; i++)
+                same = strcmp(bus->listen_bound[i], config->listen[i]) == 0;
+        if (!same)
+                log_warning("The reloaded configuration has other <listen> addresses; the bus keeps "
+                            "listening where it started, the new ones apply after a restart");
+}
+
+/* Remembers the <listen> addresses bound at start-up, for bus_check_listen(). */
+static int bus_remember_listen(Bus *bus) {
+        bus->listen_bound = calloc(bus->config->n_listen + 1, sizeof(char *));
+        if (!bus->listen_bound)
+                return -ENOMEM;
+        for (size_t i = 0; i < bus->config->n_listen; i++) {
+                bus->listen_bound[i] = strdup(bus->config->listen[i]);
+                if (!bus->listen_bound[i])
+                        return -ENOMEM;
+                bus->n_listen_bound = i + 1;
+        }
+        return 0;
+}
+
+/*
  * ReloadConfig: the new busconfig policy and the compiled MSSF policy are
  * built first; only if both load is anything swapped, and every peer is
  * re-attached before the next message, so none is judged by a mix.
@@ -208,6 +259,7 @@ int bus_reload(Bus *bus, BusConfig *config) {
                         peer_disconnect(peer);
                 }
         }
+        bus_check_listen(bus, config);
         bus_set_config(bus, config);
         /* A table that does not load keeps the previous one (logged). */
         (void) bus_activation_reload(bus);
@@ -288,7 +340,7 @@ int bus_listen(Bus *bus, const char *address_override) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return bus_remember_listen(bus);
 }
 
 int bus_addresses(const Bus *bus, char **ret) {
@@ -350,6 +402,7 @@ static int bus_post(Loop *loop, void *userdata) {
         bus_flush(bus);
         while ((node = ilist_first(&bus->dead)))
                 peer_free(ILIST_ENTRY(node, Peer, link));
+        notify_status_update(&bus->notify);
         return 0;
 }
 
@@ -358,7 +411,6 @@ int bus_arm_reply_timer(Bus *bus) {
 
         if (!reply_registry_next_deadline(bus->replies, &deadline) || deadline == UINT64_MAX) {
                 loop_timer_disarm(bus->loop, &bus->reply_timer);
-        loop_timer_disarm(bus->loop, &bus->resume_timer);
                 return 0;
         }
         if (loop_timer_armed(&bus->reply_timer) && bus->reply_timer.deadline == deadline)

@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "match.h"
 #include "names.h"
+#include "notify.h"
 #include "reply.h"
 #include "security.h"
 #include "strmap.h"
@@ -66,6 +67,8 @@ struct Bus {
         char machine_id[33];
         unsigned auth_mechanisms;
         Listener *listeners;            /* (owned) list */
+        char **listen_bound;            /* (owned, nullable) the <listen> texts bound at start-up */
+        size_t n_listen_bound;
         NameRegistry *names;            /* (owned) */
         MatchRegistry *matches;         /* (owned) */
         ReplyRegistry *replies;         /* (owned) */
@@ -89,6 +92,7 @@ struct Bus {
         size_t n_eavesdrop_rules;
         BusActivation activation;       /* activate.c: pending starts, children, systemd */
         int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
+        Notify notify;                  /* sd_notify: READY, RELOADING, STATUS */
 };
 
 int bus_new(Loop *loop, BusConfig *config, Bus **ret);
@@ -101,7 +105,11 @@ int bus_addresses(const Bus *bus, char **ret);
 
 /* The policy state: busconfig <policy>, the compiled MSSF policy, Smack. Logs its errors. */
 int bus_setup_security(Bus *bus, const char *policy_path);
-/* ReloadConfig/SIGHUP with a loaded config (taken): all or nothing, logged. */
+/*
+ * ReloadConfig/SIGHUP with a loaded config (taken): all or nothing,
+ * logged. Like dbus-daemon, it never re-binds: changed <listen> addresses
+ * are logged once and apply at the next start.
+ */
 int bus_reload(Bus *bus, BusConfig *config);
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);

@@ -32,12 +32,13 @@
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "notify.h"
 #include "options.h"
 
 /* Where mssf-policy writes the compiled MSSF policy (DESIGN: the default of --policy). */
 #define MAIN_DEFAULT_POLICY "/var/lib/mssf/policy.db"
 
-static int main_reload(Bus *bus) {
+static int main_reload_config(Bus *bus) {
         _cleanup_(bus_config_freep) BusConfig *config = NULL;
         ConfigError error = {};
         int r;
@@ -56,6 +57,20 @@ static int main_reload(Bus *bus) {
         log_info("Reloaded the configuration from %s and the policy from %s", bus->config_path,
                  bus->policy_path);
         return 0;
+}
+
+/*
+ * Every reload (SIGHUP, ReloadConfig, mssf-policy's request) is framed
+ * for systemd by RELOADING=1 and READY=1, the latter also when the new
+ * configuration failed and the old one stays: the bus is serving again.
+ */
+static int main_reload(Bus *bus) {
+        int r;
+
+        notify_reloading(&bus->notify);
+        r = main_reload_config(bus);
+        notify_ready(&bus->notify);
+        return r;
 }
 
 typedef struct MainSignals {
@@ -235,7 +250,7 @@ static int main_start(Bus *bus, const Options *options, MainSignals *signals, co
                 main_print(options->print_pid_fd, pid);
         if (ready_fd >= 0)
                 (void) !write(ready_fd, "R", 1);
-        (void) sd_notify(false, "READY=1");
+        notify_ready(&bus->notify);
         return 0;
 }
 
@@ -294,7 +309,7 @@ static int main_run(const Options *options) {
                 if (r < 0)
                         log_error_errno(r, "The bus failed");
         }
-        (void) sd_notify(false, "STOPPING=1");
+        notify_stopping(&bus->notify);
         if (watchdog.loop)
                 loop_timer_disarm(loop, &watchdog.timer);
         if (pidfile)
