@@ -1,6 +1,8 @@
 """Configuration reload by SIGHUP (and ReloadConfig): connections, names
 and match rules survive; the new policy and limits apply; a broken file
-leaves the old configuration in force."""
+leaves the old configuration in force; <listen> addresses are not
+re-bound (as dbus-daemon)."""
+import os
 import signal
 import time
 
@@ -136,3 +138,32 @@ def test_sighup_keeps_pending_replies_and_monitors(bus):
         ['after reload']
     seen = [m for m in mon.collect(0.3) if m.reply_serial == serial]
     assert len(seen) == 1 and seen[0].body == ['after reload'], seen
+
+
+LISTEN_WARNING = 'other <listen> addresses'
+
+
+def test_reload_does_not_rebind_listen(bus):
+    """dbus-daemon binds <listen> once: a reload that adds, drops or
+    changes addresses keeps the bus where it started. mssf-broker does the
+    same and logs one warning per such reload (dbus-daemon says nothing)."""
+    a = bus.raw()
+    original = list(bus.listen)
+    bus.listen = ['unix:path=%s/moved' % bus.dir]
+    sighup(bus)
+    assert check_reply(a.bus_call('ReloadConfig')) is not None
+    assert bus.alive()
+    assert not os.path.exists(bus.dir + '/moved'), 'a reload bound <listen>'
+    assert os.path.exists(bus.socket_path), 'a reload dropped a listener'
+    c = bus.raw()
+    assert check_reply(c.bus_call('GetId'))
+    if not bus.options.is_reference:
+        wait_until(lambda: bus.daemon_log().count(LISTEN_WARNING) == 2, 5,
+                   'one warning per reload')
+    # Back to what it listens on: no warning.
+    bus.listen = original
+    sighup(bus)
+    check_reply(a.bus_call('ReloadConfig'))
+    assert check_reply(bus.raw().bus_call('GetId'))
+    if not bus.options.is_reference:
+        assert bus.daemon_log().count(LISTEN_WARNING) == 2, bus.daemon_log()
