@@ -107,8 +107,10 @@ class Options:
 class Bus:
     def __init__(self, options, limits=None, extra_config='',
                  auth='EXTERNAL', policy=DEFAULT_POLICY, services=(),
-                 listen=None):
+                 listen=None, daemon_args=()):
         self.options = options
+        # daemon_args: more command-line options (--systemd-activation).
+        self.daemon_args = list(daemon_args)
         self.limits = dict(limits or {})
         self.extra_config = extra_config
         self.auth = auth
@@ -165,7 +167,7 @@ class Bus:
         self.log = open(self.log_path, 'wb')
         self.proc = subprocess.Popen(
             [self.options.daemon, '--config-file=' + self.config_path,
-             '--print-address', '--nofork'],
+             '--print-address', '--nofork'] + self.daemon_args,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=self.log, env=self.env, cwd=self.dir)
         self.address = read_line(self.proc.stdout, 10, 'the bus address')
