@@ -1,14 +1,15 @@
 """The dbus-daemon command line that scripts and units use:
 --print-address=FD, --print-pid, --address=, --address=systemd: with a
-socket-activation fd (as dbus.socket hands it over), --fork with a
-pid file."""
+socket-activation fd (as dbus.socket hands it over, by hand and through
+systemd-socket-activate), --fork with a pid file."""
 import os
+import shutil
 import signal
 import socket
 import subprocess
 
 import rawdbus
-from busfixture import read_line, wait_until
+from busfixture import Skip, read_line, wait_until
 
 
 def talk(address):
@@ -104,6 +105,42 @@ def test_systemd_socket_activation(bus):
     talk('unix:path=' + path)
     stop(proc)
     os.unlink(path)     # systemd owns the socket file, not the daemon
+
+
+def test_systemd_socket_activate(bus):
+    """systemd-socket-activate (systemd's own tool for what a .socket unit
+    does) binds two sockets and execs the daemon with LISTEN_FDS=2,
+    LISTEN_PID and LISTEN_FDNAMES: --address=systemd: serves both."""
+    tool = shutil.which('systemd-socket-activate')
+    if not tool:
+        raise Skip('no systemd-socket-activate (package systemd)')
+    paths = [bus.dir + '/sa-one', bus.dir + '/sa-two']
+    env = dict(bus.env)
+    for name in ('LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES'):
+        env.pop(name, None)
+    proc = subprocess.Popen(
+        [tool, '--listen=' + paths[0], '--listen=' + paths[1],
+         '--fdname=dbus.socket:dbus.socket',
+         bus.options.daemon, '--config-file=' + bus.config_path,
+         '--address=systemd:', '--nofork', '--print-address'],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env, cwd=bus.dir)
+    bus.children.append(proc)
+    try:
+        # Without --accept the tool execs the daemon at the first connection.
+        wait_until(lambda: all(os.path.exists(p) for p in paths), 5,
+                   'the sockets')
+        first = talk('unix:path=' + paths[0])
+        address = read_line(proc.stdout, 10, 'the address')
+        assert address.startswith('unix:'), address
+        second = talk('unix:path=' + paths[1])
+        assert first != second
+        talk('unix:path=' + paths[0])
+        stop(proc)
+    finally:
+        for path in paths:
+            if os.path.exists(path):
+                os.unlink(path)     # the tool's, not the daemon's
 
 
 def test_fork_and_pidfile(bus):
