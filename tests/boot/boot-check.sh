@@ -124,6 +124,21 @@ case "$outsider" in
 *) not_ok "client labelled Outsider (no rule to BootService): expected $expected_outsider, got: $outsider" ;;
 esac
 
+# ---- sd_notify and reload ----
+# mssf-broker's STATUS= (dbus-daemon sends none): what systemctl status shows.
+if [ "$bus" = mssf-broker ]; then
+    status_text=$(systemctl show -p StatusText --value dbus.service)
+    case "$status_text" in
+    "Processing requests: "[0-9]*" connection"*", "[0-9]*" name"*) ok "dbus.service StatusText: $status_text" ;;
+    *) not_ok "dbus.service StatusText: '$status_text'" ;;
+    esac
+fi
+reload_out=$(systemctl reload dbus.service 2>&1)
+check "systemctl reload dbus.service" "" "$reload_out"
+check "the same bus after the reload" "$main_pid active" \
+    "$(systemctl show -p MainPID --value dbus.service) $(systemctl is-active dbus.service)"
+check "the bus answers after the reload" "$id_reply" "$(driver GetId)"
+
 # ---- the bus comes back by socket activation after a stop ----
 systemctl stop dbus.service
 check "systemctl stop dbus.service: the bus is down" inactive "$(systemctl is-active dbus.service)"
