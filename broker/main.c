@@ -115,6 +115,7 @@ static int main_setup_signals(MainSignals *signals) {
 /* systemd's watchdog (WatchdogSec=): ping at half the interval. */
 typedef struct MainWatchdog {
         Loop *loop;
+        Notify *notify;
         LoopTimer timer;
         uint64_t interval;      /* usec, 0: no watchdog */
 } MainWatchdog;
@@ -122,12 +123,12 @@ typedef struct MainWatchdog {
 static int main_on_watchdog(LoopTimer *timer, void *userdata) {
         MainWatchdog *watchdog = userdata;
 
-        (void) sd_notify(false, "WATCHDOG=1");
+        notify_watchdog(watchdog->notify);
         return loop_timer_arm(watchdog->loop, &watchdog->timer, loop_now() + watchdog->interval / 2);
 }
 
-static int main_setup_watchdog(MainWatchdog *watchdog, Loop *loop) {
-        *watchdog = (MainWatchdog) { .loop = loop };
+static int main_setup_watchdog(MainWatchdog *watchdog, Loop *loop, Notify *notify) {
+        *watchdog = (MainWatchdog) { .loop = loop, .notify = notify };
         loop_timer_init(&watchdog->timer, main_on_watchdog, watchdog);
         if (sd_watchdog_enabled(false, &watchdog->interval) <= 0 || watchdog->interval == 0)
                 return 0;
@@ -303,7 +304,7 @@ static int main_run(const Options *options) {
         /* Start-up failures are logged where they happen. */
         r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
-                r = main_setup_watchdog(&watchdog, loop);
+                r = main_setup_watchdog(&watchdog, loop, &bus->notify);
         if (r == 0) {
                 r = loop_run(loop);
                 if (r < 0)

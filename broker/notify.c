@@ -14,36 +14,67 @@
  * timer for the end of the interval, so the last state is always reported
  * and an idle bus is never woken up for nothing.
  *
- * Without NOTIFY_SOCKET (started by hand, or by a test) all of this is a
- * flag test. Failing to notify is not an error of the bus: systemd then
- * times the start out or kills us, which is its decision to take.
+ * The address is read once, at start-up, and NOTIFY_SOCKET leaves
+ * the environment then: an activated service that inherited it would
+ * talk to systemd in the bus's name (dbus-daemon does not pass it on
+ * either). So the datagrams are sent here, not with sd_notify(), which
+ * reads the variable every time; the protocol is one datagram of
+ * newline-separated assignments, the sender known to systemd by its
+ * credentials. Without NOTIFY_SOCKET (started by hand, or by a test) all
+ * of this is a test of fd. Failing to notify is not an error of the bus:
+ * systemd then times the start out or kills us, which is its decision.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
+#include "macro.h"
 #include "notify.h"
 
 static int notify_on_timer(LoopTimer *timer, void *userdata);
 
-void notify_init(Notify *notify, Loop *loop, NotifyCountFn count, void *userdata) {
-        const char *socket_path = getenv("NOTIFY_SOCKET");
+/* NOTIFY_SOCKET's address ("/path" or "@abstract") and a socket to send to it. */
+static void notify_open(Notify *notify, const char *address) {
+        size_t length = address ? strlen(address) : 0;
 
+        if (length == 0 || length >= sizeof(notify->address.sun_path) || (address[0] != '/' && address[0] != '@'))
+                return;
+        notify->address.sun_family = AF_UNIX;
+        memcpy(notify->address.sun_path, address, length);
+        if (address[0] == '@')
+                notify->address.sun_path[0] = '\0';
+        notify->address_length = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + length);
+        notify->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+void notify_init(Notify *notify, Loop *loop, NotifyCountFn count, void *userdata) {
         *notify = (Notify) {
                 .loop = loop,
-                .enabled = socket_path && socket_path[0],
+                .fd = -1,
                 .count = count,
                 .userdata = userdata,
         };
+        notify_open(notify, getenv("NOTIFY_SOCKET"));
+        (void) unsetenv("NOTIFY_SOCKET");
         loop_timer_init(&notify->timer, notify_on_timer, notify);
 }
 
 void notify_deinit(Notify *notify) {
-        if (notify->loop)
-                loop_timer_disarm(notify->loop, &notify->timer);
+        if (!notify->loop)
+                return;         /* never initialised (bus_new failed before) */
+        loop_timer_disarm(notify->loop, &notify->timer);
+        notify->fd = safe_close(notify->fd);
+}
+
+/* One datagram; not connected, so a socket systemd re-created is still found. */
+static void notify_sendto(Notify *notify, const char *text) {
+        (void) !sendto(notify->fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT,
+                       (const struct sockaddr *) &notify->address, notify->address_length);
 }
 
 static const char *notify_plural(size_t n, const char *one, const char *many) {
@@ -61,16 +92,16 @@ static void notify_send(Notify *notify, const char *text, bool with_status) {
         char message[256], status[128];
         NotifyCounts counts = {};
 
-        if (!notify->enabled)
+        if (notify->fd < 0)
                 return;
         if (!with_status) {
-                (void) sd_notify(false, text);
+                notify_sendto(notify, text);
                 return;
         }
         notify->count(notify->userdata, &counts);
         notify_format_status(&counts, status, sizeof(status));
         snprintf(message, sizeof(message), "%s%sSTATUS=%s", text, text[0] ? "\n" : "", status);
-        (void) sd_notify(false, message);
+        notify_sendto(notify, message);
         notify->sent = counts;
         notify->sent_usec = loop_now();
         notify->status_sent = true;
@@ -99,6 +130,10 @@ void notify_stopping(Notify *notify) {
         loop_timer_disarm(notify->loop, &notify->timer);
 }
 
+void notify_watchdog(Notify *notify) {
+        notify_send(notify, "WATCHDOG=1", false);
+}
+
 static bool notify_counts_changed(Notify *notify) {
         NotifyCounts counts = {};
 
@@ -110,7 +145,7 @@ static bool notify_counts_changed(Notify *notify) {
 void notify_status_update(Notify *notify) {
         uint64_t due;
 
-        if (!notify->enabled || !notify->ready || loop_timer_armed(&notify->timer) ||
+        if (notify->fd < 0 || !notify->ready || loop_timer_armed(&notify->timer) ||
             !notify_counts_changed(notify))
                 return;
         due = notify->sent_usec + NOTIFY_STATUS_INTERVAL_USEC;

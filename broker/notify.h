@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "loop.h"
 
@@ -20,7 +22,9 @@ typedef void (*NotifyCountFn)(void *userdata, NotifyCounts *ret);
 
 typedef struct Notify {
         Loop *loop;                     /* (not owned) */
-        bool enabled;                   /* NOTIFY_SOCKET was set at start-up */
+        int fd;                         /* (owned) datagram socket, -1: no NOTIFY_SOCKET */
+        struct sockaddr_un address;     /* NOTIFY_SOCKET's */
+        socklen_t address_length;
         bool ready;                     /* READY=1 sent: STATUS= updates may follow */
         bool status_sent;
         NotifyCounts sent;              /* what the last STATUS= said */
@@ -30,6 +34,10 @@ typedef struct Notify {
         void *userdata;
 } Notify;
 
+/*
+ * Takes $NOTIFY_SOCKET and removes it from the environment, so that
+ * activated services do not inherit it (as with dbus-daemon).
+ */
 void notify_init(Notify *notify, Loop *loop, NotifyCountFn count, void *userdata);
 void notify_deinit(Notify *notify);
 
@@ -38,6 +46,8 @@ void notify_ready(Notify *notify);
 /* RELOADING=1 with MONOTONIC_USEC=, as Type=notify-reload wants it. */
 void notify_reloading(Notify *notify);
 void notify_stopping(Notify *notify);
+/* WATCHDOG=1 (main's watchdog timer). */
+void notify_watchdog(Notify *notify);
 /*
  * Called once per loop batch: sends STATUS= when the counts changed, at
  * most once per NOTIFY_STATUS_INTERVAL_USEC; a change held back is sent

@@ -7,7 +7,8 @@ the datagrams the way systemd does.
 
 dbus-daemon 1.14 sends READY=1 at start-up, RELOADING=1 then READY=1
 around every reload (also one that fails), STOPPING=1 at SIGTERM; those
-are asserted for both daemons. mssf-broker also sends, and only its run
+are asserted for both daemons, and that activated services do not
+inherit NOTIFY_SOCKET. mssf-broker also sends, and only its run
 asserts: MONOTONIC_USEC= with RELOADING=1 (Type=notify-reload needs it),
 STATUS= with the number of connections and names, kept current but at
 most once a second, and WATCHDOG=1 when WATCHDOG_USEC is set. For the
@@ -202,6 +203,25 @@ def test_watchdog(bus):
         if not bus.options.is_reference:
             notifier.wait_for('WATCHDOG', 2)
             notifier.wait_for('WATCHDOG', 2)
+        stop(proc, notifier)
+    finally:
+        notifier.close()
+
+
+def test_activated_service_does_not_inherit_notify_socket(bus):
+    """A service the bus spawns must not talk to systemd in the bus's
+    name: NOTIFY_SOCKET is not passed on (dbus-daemon does the same)."""
+    notifier = Notifier()
+    try:
+        bus.add_activatable_service('org.mssf.NotifyEnv')
+        proc, address = start(bus, notifier)
+        notifier.wait_for('READY')
+        conn = connect(address)
+        reply = rawdbus.check_reply(conn.call(
+            'org.mssf.NotifyEnv', '/org/mssf/Test', 'org.mssf.Test',
+            'GetEnv', 's', ['NOTIFY_SOCKET'], timeout=15))
+        assert reply.body == ['<unset>'], reply
+        conn.close()
         stop(proc, notifier)
     finally:
         notifier.close()
