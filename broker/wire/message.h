@@ -30,6 +30,11 @@ enum {
         MESSAGE_SIGNAL = 4,
 };
 
+/* Types above MESSAGE_SIGNAL parse (the specification says to ignore them); nothing builds them. */
+static inline bool message_type_is_known(uint8_t type) {
+        return type >= MESSAGE_METHOD_CALL && type <= MESSAGE_SIGNAL;
+}
+
 enum {
         MESSAGE_FLAG_NO_REPLY_EXPECTED = 0x1,
         MESSAGE_FLAG_NO_AUTO_START = 0x2,
@@ -67,7 +72,9 @@ int message_frame_size(const void *data, size_t n, size_t max_size, size_t *ret_
  * on failure the caller keeps them. Fail-closed: anything the
  * specification does not allow returns MESSAGE_E_INVALID (or
  * MESSAGE_E_TOO_LARGE), including a UNIX_FDS field that does not match
- * n_fds and trailing bytes after the body.
+ * n_fds and trailing bytes after the body. A message of unknown type
+ * (above MESSAGE_SIGNAL) parses, with no required fields: the caller
+ * decides to ignore it (message_type_is_known()).
  */
 int message_parse(const void *data, size_t size, int *fds, size_t n_fds, Message **ret);
 

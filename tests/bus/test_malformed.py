@@ -230,3 +230,96 @@ def test_unknown_header_field(bus):
         assert 100 not in call.fields, call
     else:
         assert call.fields.get(100) == 'extra', call
+
+
+# Messages of unknown type (the spec: must be ignored). dbus-daemon 1.14
+# routes them nowhere and answers one with a destination with an error,
+# whatever its flags; the sender stays connected.
+UNKNOWN_TYPE_TEXT = 'Message bus will not accept messages of unknown type\n'
+
+
+def unknown_type(conn, type, fields, flags=0, signature='', body=()):
+    return conn.send(rawdbus.Message(type, 0, flags, fields, signature, body))
+
+
+def error_for(conn, serial):
+    reply = conn.wait_for(lambda m: m.reply_serial == serial)
+    assert reply.type == rawdbus.ERROR, reply
+    assert reply.sender == 'org.freedesktop.DBus', reply
+    return reply.error_name, reply.body
+
+
+def test_unknown_type_not_routed(bus):
+    a, b = bus.raw(), bus.raw()
+    b.add_match('')
+    b.add_match("eavesdrop='true'")
+    for type in (5, 200, 255):
+        call_fields = {F.FIELD_PATH: '/p', F.FIELD_INTERFACE: 'org.mssf.New',
+                       F.FIELD_MEMBER: 'M'}
+        addressed = dict(call_fields)
+        addressed[F.FIELD_DESTINATION] = b.unique_name
+        for flags in (0, rawdbus.NO_REPLY_EXPECTED):
+            serial = unknown_type(a, type, addressed, flags, 's', ['hi'])
+            assert error_for(a, serial) == (
+                'org.freedesktop.DBus.Error.AccessDenied', [UNKNOWN_TYPE_TEXT])
+        # No destination: dropped without a word.
+        unknown_type(a, type, call_fields, 0, 's', ['hi'])
+        unknown_type(a, type, {})
+        # For the driver: not a call, refused the same way.
+        serial = unknown_type(a, type, {
+            F.FIELD_PATH: '/org/freedesktop/DBus',
+            F.FIELD_INTERFACE: 'org.freedesktop.DBus',
+            F.FIELD_MEMBER: 'ListNames',
+            F.FIELD_DESTINATION: 'org.freedesktop.DBus'})
+        assert error_for(a, serial)[0] == \
+            'org.freedesktop.DBus.Error.AccessDenied'
+        a.expect_nothing(lambda m: m.type == rawdbus.ERROR, 0.2)
+    b.expect_nothing(lambda m: m.sender == a.unique_name, 0.3)
+    bystanders_still_talk(a, b)
+
+
+def test_unknown_type_to_nobody(bus):
+    a = bus.raw()
+    serial = unknown_type(a, 5, {F.FIELD_DESTINATION: 'org.mssf.Nobody'})
+    name, body = error_for(a, serial)
+    assert name == 'org.freedesktop.DBus.Error.ServiceUnknown', (name, body)
+    serial = unknown_type(a, 5, {F.FIELD_DESTINATION: ':1.9999'})
+    assert error_for(a, serial)[0] == \
+        'org.freedesktop.DBus.Error.ServiceUnknown'
+    serial = unknown_type(a, 5, {F.FIELD_DESTINATION: 'org.mssf.Nobody'},
+                          rawdbus.NO_AUTO_START)
+    assert error_for(a, serial)[0] == \
+        'org.freedesktop.DBus.Error.NameHasNoOwner'
+    assert check_reply(a.bus_call('GetId'))
+
+
+def test_unknown_type_before_hello(bus):
+    b = bus.raw()
+    # For the driver: AccessDenied, and Hello still works.
+    c = bus.raw(connect=False)
+    c.authenticate()
+    serial = unknown_type(c, 5, {F.FIELD_DESTINATION: 'org.freedesktop.DBus',
+                                 F.FIELD_PATH: '/org/freedesktop/DBus',
+                                 F.FIELD_MEMBER: 'Hello'})
+    assert error_for(c, serial)[0] == 'org.freedesktop.DBus.Error.AccessDenied'
+    assert check_reply(c.bus_call('Hello')).body[0].startswith(':')
+    # Without a destination: ignored.
+    d = bus.raw(connect=False)
+    d.authenticate()
+    unknown_type(d, 200, {})
+    assert check_reply(d.bus_call('Hello')).body[0].startswith(':')
+    # For another connection: the client is dropped, as for any message
+    # other than Hello to anyone but the driver.
+    e = bus.raw(connect=False, timeout=3)
+    e.authenticate()
+    unknown_type(e, 5, {F.FIELD_DESTINATION: b.unique_name})
+    assert e.wait_closed(3)
+    b.expect_nothing(lambda m: m.type not in (METHOD_CALL, METHOD_RETURN,
+                                              rawdbus.ERROR, SIGNAL), 0.2)
+
+
+def test_unknown_type_still_validated(bus):
+    kicked(bus, lambda dest: call_bytes(dest, type=5, fields={
+        F.FIELD_PATH: 'not/a//path'}))
+    kicked(bus, lambda dest: call_bytes(dest, type=200, signature='s',
+                                        body=[b'\xff\xfe bad utf-8']))

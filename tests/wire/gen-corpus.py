@@ -187,6 +187,9 @@ def valid_shapes():
     both('deep-variants', lambda e: call(sig='v', body=[nest_variant(63)], endian=e))
     # The deepest a reader ever goes: 64 variants, then an empty array of arrays.
     both('deep-variants-empty-array', lambda e: call(sig='v', body=[nest_variant(64, ('aas', []))], endian=e))
+    both('type-5', lambda e: patch(call(sig='su', body=['hi', 1], endian=e), 1, b'\5'))
+    both('type-200-no-fields', lambda e: message(200, [], endian=e))
+    both('type-255-body', lambda e: message(255, [(6, ':1.7')], sig='as', body=[['x']], endian=e))
     both('serial-max', lambda e: call(serial=0xffffffff, endian=e))
     both('long-string', lambda e: call(sig='s', body=['x' * 5000], endian=e))
 
@@ -216,7 +219,9 @@ def invalid_shapes():
     INVALID['bad-endian'] = patch(good, 0, b'x')
     INVALID['bad-version'] = patch(good, 3, b'\2')
     INVALID['type-0'] = patch(good, 1, b'\0')
-    INVALID['type-5'] = patch(good, 1, b'\5')
+    # Unknown types parse (the spec: ignore them), but only if well-formed.
+    INVALID['type-5-bad-path'] = message(5, [(1, ObjPath('/a//b'))])
+    INVALID['type-200-short-body'] = patch(message(200, [], sig='s', body=['abc']), 4, struct.pack('<I', 100))
     INVALID['serial-0'] = call(serial=0)
     INVALID['truncated'] = good[:-1]
     INVALID['trailing-byte'] = good + b'\0'

@@ -137,7 +137,6 @@ static void test_reject_mutations(void **state) {
         static const Mutation mutations[] = {
                 { "endianness byte", 0, 'x' },
                 { "message type 0", 1, 0 },
-                { "unknown message type", 1, 5 },
                 { "protocol version", 3, 2 },
                 { "serial 0", 8, 0 },
                 { "body length", 4, 5 },
@@ -161,6 +160,49 @@ static void test_reject_mutations(void **state) {
                         fail_msg("accepted: %s", mutations[i].what);
                 assert_null(m);
         }
+}
+
+/* The specification: a message of unknown type is ignored, not an error; it still must be well-formed. */
+static void test_unknown_type_parses(void **state) {
+        static const uint8_t types[] = { 5, 42, 255 };
+        static const uint8_t no_fields[16] = { 'l', 200, 0, 1, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0 };
+
+        for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+                _cleanup_(message_unrefp) Message *m = NULL;
+                uint32_t value = 0;
+                Raw raw;
+
+                raw_ping(&raw, i % 2);
+                raw.data[1] = types[i];
+                assert_int_equal(parse_raw(&raw, &m), 0);
+                assert_int_equal(message_get_type(m), types[i]);
+                assert_false(message_type_is_known(message_get_type(m)));
+                assert_string_equal(message_get_member(m), "Ping");
+                assert_int_equal(message_read(m, "u", &value), 0);
+                assert_int_equal(value, 0x01020304);
+
+                /* Header and body are checked as for any type. */
+                message_unref(TAKE_PTR(m));
+                raw.data[24] = 'x';
+                assert_int_equal(parse_raw(&raw, &m), MESSAGE_E_INVALID);
+                raw_ping(&raw, true);
+                raw.data[1] = types[i];
+                raw.data[53] = 'w';
+                assert_int_equal(parse_raw(&raw, &m), MESSAGE_E_INVALID);
+                assert_null(m);
+        }
+        {
+                _cleanup_(message_unrefp) Message *m = NULL;
+
+                /* No header field at all is required of an unknown type. */
+                assert_int_equal(message_parse(no_fields, sizeof(no_fields), NULL, 0, &m), 0);
+                assert_int_equal(message_get_type(m), 200);
+                assert_int_equal(message_get_serial(m), 9);
+                assert_null(message_get_path(m));
+        }
+        for (uint8_t t = MESSAGE_METHOD_CALL; t <= MESSAGE_SIGNAL; t++)
+                assert_true(message_type_is_known(t));
+        assert_false(message_type_is_known(MESSAGE_INVALID));
 }
 
 static void test_reject_framing(void **state) {
@@ -472,6 +514,7 @@ int main(void) {
                 cmocka_unit_test(test_parse_both_byte_orders),
                 cmocka_unit_test(test_frame_size),
                 cmocka_unit_test(test_reject_mutations),
+                cmocka_unit_test(test_unknown_type_parses),
                 cmocka_unit_test(test_reject_framing),
                 cmocka_unit_test(test_reject_body),
                 cmocka_unit_test(test_required_fields),
