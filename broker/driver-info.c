@@ -193,14 +193,23 @@ static int driver_method_get_selinux(Bus *bus, Peer *peer, Message *m, DriverErr
                            "Could not determine security context for '%s'", name);
 }
 
-/* Properties of org.freedesktop.DBus: Features and Interfaces, both read-only "as". */
+/*
+ * Properties of org.freedesktop.DBus: Features and Interfaces, both
+ * read-only "as". Features lists what dbus-daemon 1.14 lists in the same
+ * situation and this bus does too: SystemdActivation with
+ * --systemd-activation. Not listed, as not done: AppArmor and SELinux
+ * (no mediation by them here), ActivatableServicesChanged (the signal is
+ * not emitted on reload), HeaderFiltering (unknown header fields are
+ * passed on).
+ */
 
 static const char *const driver_features[] = { NULL };
+static const char *const driver_features_systemd[] = { "SystemdActivation", NULL };
 static const char *const driver_interfaces[] = { "org.freedesktop.DBus.Monitoring", NULL };
 
-static const char *const *driver_property(const char *name) {
+static const char *const *driver_property(Bus *bus, const char *name) {
         if (strcmp(name, "Features") == 0)
-                return driver_features;
+                return bus->activation.systemd ? driver_features_systemd : driver_features;
         if (strcmp(name, "Interfaces") == 0)
                 return driver_interfaces;
         return NULL;
@@ -237,7 +246,7 @@ static int driver_method_properties_get(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_check_properties_interface(interface, error);
         if (r != 0)
                 return r;
-        value = driver_property(name);
+        value = driver_property(bus, name);
         if (!value)
                 return driver_fail(error, BUS_ERROR_UNKNOWN_PROPERTY,
                                    "Property \"%s.%s\" not found", interface, name);
@@ -268,7 +277,7 @@ static int driver_method_properties_get_all(Bus *bus, Peer *peer, Message *m, Dr
                 if (r == 0)
                         r = message_builder_append_basic(b, 's', names[i]);
                 if (r == 0)
-                        r = driver_append_strv_variant(b, driver_property(names[i]));
+                        r = driver_append_strv_variant(b, driver_property(bus, names[i]));
                 if (r == 0)
                         r = message_builder_close(b);
         }
@@ -291,7 +300,7 @@ static int driver_method_properties_set(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_check_properties_interface(interface, error);
         if (r != 0)
                 return r;
-        if (!driver_property(name))
+        if (!driver_property(bus, name))
                 return driver_fail(error, BUS_ERROR_UNKNOWN_PROPERTY,
                                    "Property \"%s.%s\" not found", interface, name);
         return driver_fail(error, BUS_ERROR_PROPERTY_READ_ONLY,

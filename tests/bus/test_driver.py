@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from rawdbus import check_reply, ERROR, METHOD_RETURN, SIGNAL
-from busfixture import wait_until
+from busfixture import config, wait_until
 
 BUS = 'org.freedesktop.DBus'
 PATH = '/org/freedesktop/DBus'
@@ -435,3 +435,28 @@ def test_listed_interfaces_are_implemented(bus):
             'org.freedesktop.DBus.Error.UnknownInterface',
             'org.freedesktop.DBus.Error.UnknownMethod')
     assert 'org.freedesktop.DBus.Monitoring' in interfaces
+
+
+# What dbus-daemon 1.14 may announce; anything else would be a typo.
+KNOWN_FEATURES = {'ActivatableServicesChanged', 'AppArmor', 'HeaderFiltering',
+                  'SELinux', 'SystemdActivation'}
+
+
+def features_of(a):
+    via_get = ok(a.call(BUS, PATH, PROPS, 'Get', 'ss', [BUS, 'Features']))
+    via_get_all = ok(a.call(BUS, PATH, PROPS, 'GetAll', 's', [BUS]))[0]
+    assert via_get[0][0] == 'as' and via_get_all['Features'][0] == 'as'
+    assert via_get[0][1] == via_get_all['Features'][1], (via_get, via_get_all)
+    features = via_get[0][1]
+    assert set(features) <= KNOWN_FEATURES, features
+    assert len(set(features)) == len(features), features
+    return features
+
+
+def test_features_without_systemd_activation(bus):
+    assert 'SystemdActivation' not in features_of(bus.raw())
+
+
+@config(daemon_args=['--systemd-activation'])
+def test_features_with_systemd_activation(bus):
+    assert 'SystemdActivation' in features_of(bus.raw())
