@@ -11,9 +11,12 @@
  * framed with message_frame_size() and parsed in place by
  * message_parse(), which copies them into the Message: no other copy, no
  * other allocation per message. Descriptors arrive with SCM_RIGHTS
- * (MSG_CMSG_CLOEXEC); each is tagged with the stream offset it came with
- * and belongs to the message whose bytes span that offset, exactly as the
- * kernel attached it. Truncated control data, fds without
+ * (MSG_CMSG_CLOEXEC); each is tagged with the stream offset of the read
+ * it came with, and a message takes as many as its UNIX_FDS field says,
+ * in arrival order, from those that arrived by its last byte (the kernel
+ * may return the bytes of several messages in one read, and does not say
+ * where in them the fds were attached). Fds still waiting for their
+ * message are "pending" (pending_fd_timeout). Truncated control data, fds without
  * NEGOTIATE_UNIX_FD, a frame or message the parser rejects, or more than
  * the quota allows: the connection is dropped (only this one).
  *
@@ -316,6 +319,36 @@ static int connection_auth(Connection *c) {
         return 0;
 }
 
+/*
+ * How many of the received fds the framed message at data owns: its
+ * UNIX_FDS count, taken in arrival order (as libdbus does) from those
+ * that came no later than its last byte. The kernel does not say where
+ * in a read the descriptors were attached (one recvmsg() may return a
+ * message without fds and then the one they came with), so an fd is
+ * only known to have arrived by the end of its read; it is tagged with
+ * the read's start, which keeps "arrived by end_pos" exact. A count
+ * beyond what arrived, or beyond max_message_unix_fds, is a violation.
+ */
+static int connection_claim_fds(Connection *c, const uint8_t *data, size_t size, uint64_t end_pos,
+                                size_t *ret_n) {
+        size_t arrived = 0;
+        uint32_t declared;
+        int r;
+
+        *ret_n = 0;
+        if (c->n_in_fds == 0)
+                return 0;       /* message_parse() checks that it declares none */
+        r = message_peek_unix_fds(data, size, &declared);
+        if (r != 0)
+                return r < 0 ? r : CONNECTION_E_CLOSED;
+        while (arrived < c->n_in_fds && c->in_fds_pos[arrived] < end_pos)
+                arrived++;
+        if (declared > arrived || declared > c->limits.max_message_unix_fds)
+                return CONNECTION_E_CLOSED;
+        *ret_n = declared;
+        return 0;
+}
+
 /* Frame and parse every complete message in the buffer. */
 static int connection_parse(Connection *c, ConnectionMessageFn fn, void *userdata) {
         while (c->in_start < c->in_end) {
@@ -333,10 +366,9 @@ static int connection_parse(Connection *c, ConnectionMessageFn fn, void *userdat
                         return connection_in_reserve(c, total);
 
                 end_pos = c->in_stream_pos + c->in_start + total;
-                while (n_fds < c->n_in_fds && c->in_fds_pos[n_fds] < end_pos)
-                        n_fds++;
-                if (n_fds > c->limits.max_message_unix_fds)
-                        return CONNECTION_E_CLOSED;
+                r = connection_claim_fds(c, c->in + c->in_start, total, end_pos, &n_fds);
+                if (r != 0)
+                        return r;
                 r = message_parse(c->in + c->in_start, total, c->in_fds, n_fds, &m);
                 if (r != 0)
                         return r < 0 ? r : CONNECTION_E_CLOSED;
@@ -349,6 +381,26 @@ static int connection_parse(Connection *c, ConnectionMessageFn fn, void *userdat
                         return r;
         }
         return 0;
+}
+
+size_t connection_pending_fds(const Connection *c) {
+        size_t start = c->in_start, pending = c->n_in_fds;
+
+        if (pending == 0 || start == c->in_end)
+                return pending;
+        /* The complete messages still buffered (a paused peer's) will take theirs. */
+        for (;;) {
+                uint32_t declared;
+                size_t total;
+
+                if (message_frame_size(c->in + start, c->in_end - start, SIZE_MAX, &total) != 0 ||
+                    total > c->in_end - start ||
+                    message_peek_unix_fds(c->in + start, total, &declared) != 0)
+                        break;
+                pending -= declared < pending ? declared : pending;
+                start += total;
+        }
+        return pending;
 }
 
 static int connection_process(Connection *c, ConnectionMessageFn fn, void *userdata) {

@@ -111,6 +111,14 @@ int connection_queue(Connection *c, Message *m, ConnectionCharge *charge);
 /* Writes queued output. 0 when all is written, CONNECTION_E_AGAIN, CONNECTION_E_CLOSED. */
 int connection_flush(Connection *c);
 
+/*
+ * The received descriptors whose message has not fully arrived yet
+ * (dbus-daemon's "pending fds", which pending_fd_timeout limits). Fds of
+ * complete messages still buffered, unread because the peer is paused,
+ * do not count.
+ */
+size_t connection_pending_fds(const Connection *c);
+
 static inline bool connection_has_output(const Connection *c) {
         return c->out_count > 0 || c->auth_out_len > 0;
 }

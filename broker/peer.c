@@ -132,6 +132,33 @@ void peer_update_events(Peer *peer) {
                 (void) loop_modify_io(peer->bus->loop, &peer->source, events);
 }
 
+/*
+ * pending_fd_timeout, as dbus-daemon: a connection whose received fds
+ * wait for the rest of their message longer than that is dropped, so a
+ * client cannot pin descriptors (and the bus's fd budget) by never
+ * finishing a message. The clock starts when fds become pending and
+ * stops when none are; it is not restarted while some stay pending.
+ * Until Hello the auth timer bounds the connection's life already, so
+ * the same timer (auth_timer, the peer's one deadline) serves both: the
+ * pending-fd deadline only ever runs after Hello, or from the start when
+ * auth_timeout is unlimited.
+ */
+static void peer_check_pending_fds(Peer *peer) {
+        int64_t timeout = peer->bus->config->limits.pending_fd_timeout;
+        bool pending = connection_pending_fds(&peer->connection) > 0;
+
+        if (peer->dead || timeout < 0)
+                return;
+        if (!peer->registered && peer->bus->config->limits.auth_timeout >= 0)
+                return;
+        if (pending && !loop_timer_armed(&peer->auth_timer)) {
+                if (loop_timer_arm(peer->bus->loop, &peer->auth_timer,
+                                   loop_now() + (uint64_t) timeout * 1000) < 0)
+                        peer_disconnect(peer);  /* fail closed: the limit cannot be kept */
+        } else if (!pending)
+                loop_timer_disarm(peer->bus->loop, &peer->auth_timer);
+}
+
 void peer_read(Peer *peer) {
         int r = connection_dispatch(&peer->connection, peer_on_message, peer);
 
@@ -144,6 +171,7 @@ void peer_read(Peer *peer) {
                 peer_disconnect(peer);
                 return;
         }
+        peer_check_pending_fds(peer);
         if (!peer->dead && connection_has_output(&peer->connection))
                 peer_mark_dirty(peer);
 }

@@ -371,6 +371,66 @@ static void test_incoming_fds(void **state) {
         pair_close(&p);
 }
 
+static void send_with_fd(int sock, const void *data, size_t n, int fd) {
+        union {
+                struct cmsghdr align;
+                uint8_t buf[CMSG_SPACE(sizeof(int))];
+        } control;
+        struct iovec iov = { (void *) data, n };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+                             .msg_control = &control, .msg_controllen = sizeof(control) };
+        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
+
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+        assert_int_equal(sendmsg(sock, &mh, 0), (ssize_t) n);
+}
+
+static int on_message_pause(Message *m, void *userdata) {
+        on_message(m, userdata);
+        return CONNECTION_E_PAUSED;
+}
+
+/* Fds are pending (pending_fd_timeout) while their message is incomplete, and only then. */
+static void test_pending_fds(void **state) {
+        _cleanup_(message_unrefp) Message *m = make_signal(1, 10, STDERR_FILENO);
+        _cleanup_(message_unrefp) Message *plain = make_signal(2, 10, -1);
+        const uint8_t *data, *plain_data;
+        size_t size, plain_size;
+        Pair p;
+
+        pair_open(&p, &limits_default, true);
+        assert_int_equal(connection_pending_fds(&p.c), 0);
+        data = message_get_data(m, &size);
+        send_with_fd(p.peer, data, 16, STDERR_FILENO);
+        assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
+        assert_int_equal(p.n_got, 0);
+        assert_int_equal(connection_pending_fds(&p.c), 1);
+        send_bytes(p.peer, data + 16, size - 16);
+        assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
+        assert_int_equal(p.n_got, 1);
+        assert_int_equal(connection_pending_fds(&p.c), 0);
+
+        /*
+         * A message without fds, then one with: the kernel returns both in
+         * one read (stopping after the fds). Complete but unread (the
+         * reader paused): not pending.
+         */
+        plain_data = message_get_data(plain, &plain_size);
+        send_bytes(p.peer, plain_data, plain_size);
+        send_with_fd(p.peer, data, size, STDERR_FILENO);
+        for (int i = 0; i < 4 && p.c.n_in_fds == 0; i++)
+                assert_int_equal(connection_dispatch(&p.c, on_message_pause, &p), CONNECTION_E_PAUSED);
+        assert_int_equal(p.c.n_in_fds, 1);
+        assert_int_equal(connection_pending_fds(&p.c), 0);
+        assert_int_equal(connection_dispatch(&p.c, on_message, &p), 0);
+        assert_int_equal(p.n_got, 3);
+        assert_int_equal(connection_pending_fds(&p.c), 0);
+        pair_close(&p);
+}
+
 static void test_bad_auth_disconnects(void **state) {
         Connection c;
         int sv[2];
@@ -395,6 +455,7 @@ int main(void) {
                 cmocka_unit_test(test_too_large_disconnects),
                 cmocka_unit_test(test_messages_before_eof),
                 cmocka_unit_test(test_incoming_fds),
+                cmocka_unit_test(test_pending_fds),
                 cmocka_unit_test(test_bad_auth_disconnects),
         };
 

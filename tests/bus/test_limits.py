@@ -228,3 +228,78 @@ def test_max_outgoing_bytes(bus):
     expected = [i for i, s in enumerate(serials) if s not in refused]
     assert delivered == expected, (delivered[:10], expected[:10])
     assert not stuck.closed
+
+
+def partial_call_with_fd(a, dest, member):
+    """The bytes of a call carrying one fd, split after the fixed header:
+    (first part, sent with the fd; rest)."""
+    r, w = os.pipe()
+    os.close(w)
+    msg = rawdbus.Message(METHOD_CALL, a.next_serial(), 0, {
+        rawdbus.FIELD_PATH: '/p', rawdbus.FIELD_INTERFACE: 'org.mssf.I',
+        rawdbus.FIELD_MEMBER: member, rawdbus.FIELD_DESTINATION: dest},
+        'h', [0], fds=[r])
+    data = msg.marshal()
+    a.send_raw(data[:16], [r])
+    os.close(r)
+    return data[16:]
+
+
+@config(limits={'pending_fd_timeout': 500})
+def test_pending_fd_timeout(bus):
+    good = bus.raw()
+    a, b = bus.raw(unix_fd=True), bus.raw(unix_fd=True)
+    # Finished in time: delivered, and the sender stays past the limit.
+    rest = partial_call_with_fd(a, b.unique_name, 'InTime')
+    time.sleep(0.2)
+    a.send_raw(rest)
+    call = b.wait_for(lambda m: m.type == METHOD_CALL and
+                      m.member == 'InTime')
+    assert len(call.fds) == 1, call
+    time.sleep(0.8)
+    assert check_reply(a.bus_call('GetId'))
+    # Never finished: the fd is pending too long and the sender is dropped.
+    stuck = bus.raw(unix_fd=True, timeout=4)
+    partial_call_with_fd(stuck, b.unique_name, 'Never')
+    start = time.monotonic()
+    assert stuck.wait_closed(4), 'a client kept its fds pending forever'
+    assert 0.3 < time.monotonic() - start < 4
+    b.expect_nothing(lambda m: m.type == METHOD_CALL and
+                     m.member == 'Never', 0.2)
+    # Others are not affected.
+    assert check_reply(good.bus_call('GetId'))
+    assert check_reply(a.bus_call('GetId'))
+
+
+@config(limits={'pending_fd_timeout': 500})
+def test_pending_fd_timeout_without_fds(bus):
+    # A message that is slow to arrive but carries no fd is no concern.
+    a, b = bus.raw(), bus.raw()
+    data = rawdbus.Message(METHOD_CALL, a.next_serial(), 0, {
+        rawdbus.FIELD_PATH: '/p', rawdbus.FIELD_MEMBER: 'Slow',
+        rawdbus.FIELD_DESTINATION: b.unique_name}).marshal()
+    a.send_raw(data[:16])
+    time.sleep(1.0)
+    a.send_raw(data[16:])
+    assert b.wait_for(lambda m: m.type == METHOD_CALL and
+                      m.member == 'Slow')
+
+
+def test_fd_message_right_behind_a_plain_one(bus):
+    # Both arrive in one read of the bus; the fd is the second message's.
+    a, b = bus.raw(unix_fd=True), bus.raw(unix_fd=True)
+    for i in range(3):
+        r, w = os.pipe()
+        os.write(w, b'second %d' % i)
+        os.close(w)
+        a.send_call(b.unique_name, '/p', None, 'First')
+        a.send_call(b.unique_name, '/p', None, 'Second', 'h', [0], fds=[r])
+        os.close(r)
+    for i in range(3):
+        first = b.wait_for(lambda m: m.member == 'First')
+        second = b.wait_for(lambda m: m.member == 'Second')
+        assert first.fds == [] and len(second.fds) == 1, (first, second)
+        assert os.read(second.fds[0], 100) == b'second %d' % i
+        os.close(second.fds[0])
+        second.fds = []
+    assert check_reply(a.bus_call('GetId'))
