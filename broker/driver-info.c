@@ -197,7 +197,8 @@ static int driver_method_get_selinux(Bus *bus, Peer *peer, Message *m, DriverErr
  * Properties of org.freedesktop.DBus: Features and Interfaces, both
  * read-only "as". Features lists what dbus-daemon 1.14 lists in the same
  * situation and this bus does too: SystemdActivation with
- * --systemd-activation. Not listed, as not done: AppArmor and SELinux
+ * --systemd-activation. Interfaces: the optional ones offered
+ * (Debug.Stats in driver-stats.c). Features not listed, as not done: AppArmor and SELinux
  * (no mediation by them here), ActivatableServicesChanged (the signal is
  * not emitted on reload), HeaderFiltering (unknown header fields are
  * passed on).
@@ -205,7 +206,9 @@ static int driver_method_get_selinux(Bus *bus, Peer *peer, Message *m, DriverErr
 
 static const char *const driver_features[] = { NULL };
 static const char *const driver_features_systemd[] = { "SystemdActivation", NULL };
-static const char *const driver_interfaces[] = { "org.freedesktop.DBus.Monitoring", NULL };
+static const char *const driver_interfaces[] = {
+        "org.freedesktop.DBus.Monitoring", "org.freedesktop.DBus.Debug.Stats", NULL
+};
 
 static const char *const *driver_property(Bus *bus, const char *name) {
         if (strcmp(name, "Features") == 0)
@@ -382,6 +385,14 @@ static const char driver_xml_monitoring[] =
         "      <arg direction=\"in\" type=\"u\"/>\n    </method>\n"
         "  </interface>\n";
 
+static const char driver_xml_stats[] =
+        "  <interface name=\"org.freedesktop.DBus.Debug.Stats\">\n"
+        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
+        "    <method name=\"GetConnectionStats\">\n      <arg direction=\"in\" type=\"s\"/>\n"
+        "      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
+        "    <method name=\"GetAllMatchRules\">\n      <arg direction=\"out\" type=\"a{sas}\"/>\n    </method>\n"
+        "  </interface>\n";
+
 static const char driver_xml_broker[] =
         "  <interface name=\"org.mssf.Broker1\">\n"
         "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
@@ -411,10 +422,10 @@ static int driver_introspection(const char *path, char **ret) {
                 child = canonical + n + 1;
         if (child)
                 snprintf(node, sizeof(node), "  <node name=\"%s\"/>\n", child);
-        if (asprintf(ret, "%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
+        if (asprintf(ret, "%s%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
                      is_canonical ? driver_xml_properties : "", driver_xml_introspectable,
-                     is_canonical ? driver_xml_monitoring : "", is_canonical ? driver_xml_broker : "",
-                     driver_xml_peer, node) < 0)
+                     is_canonical ? driver_xml_monitoring : "", is_canonical ? driver_xml_stats : "",
+                     is_canonical ? driver_xml_broker : "", driver_xml_peer, node) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -24,6 +24,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "driver-stats.h"
 #include "driver.h"
 #include "log.h"
 #include "mediate.h"
@@ -220,6 +221,7 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
         if (r < 0)
                 return r;
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
+        driver_stats_update_peaks(bus);
         return bus_emit_name_change(bus, &change);
 }
 
@@ -262,6 +264,7 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
                 return r < 0 ? r : BUS_ERROR_FAILED;
         /* Queued or owner: either way its names changed for the policy checks. */
         security_peer_names_changed(&peer->security);
+        driver_stats_update_peaks(bus);
         r = driver_return_basic(bus, peer, m, 'u', &reply);
         if (r < 0)
                 return r;
@@ -534,6 +537,7 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
         driver_count_eavesdrop(bus, peer, rule, true);
+        driver_stats_update_peaks(bus);
         return driver_return_empty(bus, peer, m);
 }
 
@@ -618,6 +622,9 @@ static const DriverMethod *driver_find(const char *interface, const char *member
                                 found_interface);
         if (!method)
                 method = driver_find_in(driver_info_methods, driver_n_info_methods, interface,
+                                        member, found_interface);
+        if (!method)
+                method = driver_find_in(driver_stats_methods, driver_n_stats_methods, interface,
                                         member, found_interface);
         return method;
 }

@@ -43,3 +43,6 @@ int driver_resolve(Bus *bus, const char *name, Peer **ret);
 /* driver-info.c: credentials, properties, introspection, monitoring. */
 extern const DriverMethod driver_info_methods[];
 extern const unsigned driver_n_info_methods;
+/* driver-stats.c: org.freedesktop.DBus.Debug.Stats. */
+extern const DriverMethod driver_stats_methods[];
+extern const unsigned driver_n_stats_methods;
