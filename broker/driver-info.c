@@ -196,16 +196,16 @@ static int driver_method_get_selinux(Bus *bus, Peer *peer, Message *m, DriverErr
 /*
  * Properties of org.freedesktop.DBus: Features and Interfaces, both
  * read-only "as". Features lists what dbus-daemon 1.14 lists in the same
- * situation and this bus does too: SystemdActivation with
- * --systemd-activation. Interfaces: the optional ones offered
+ * situation and this bus does too: HeaderFiltering (message_stamp_sender()
+ * drops header fields the specification does not define from everything
+ * routed), SystemdActivation with --systemd-activation. Interfaces: the optional ones offered
  * (Debug.Stats in driver-stats.c). Features not listed, as not done: AppArmor and SELinux
  * (no mediation by them here), ActivatableServicesChanged (the signal is
- * not emitted on reload), HeaderFiltering (unknown header fields are
- * passed on).
+ * not emitted on reload).
  */
 
-static const char *const driver_features[] = { NULL };
-static const char *const driver_features_systemd[] = { "SystemdActivation", NULL };
+static const char *const driver_features[] = { "HeaderFiltering", NULL };
+static const char *const driver_features_systemd[] = { "HeaderFiltering", "SystemdActivation", NULL };
 static const char *const driver_interfaces[] = {
         "org.freedesktop.DBus.Monitoring", "org.freedesktop.DBus.Debug.Stats", NULL
 };

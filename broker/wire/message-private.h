@@ -42,6 +42,7 @@ struct Message {
         uint32_t serial;
         uint32_t reply_serial;
         uint32_t unix_fds;              /* the UNIX_FDS field, 0 if absent */
+        bool has_unknown_fields;        /* a header field the specification does not define */
 
         /* (nullable) all point into data */
         const char *path;

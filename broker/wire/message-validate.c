@@ -421,8 +421,10 @@ static int validate_field(Validator *v, Message *m, uint32_t *seen) {
                 return r;
 
         type = field_type(code);
-        if (type == 0)  /* unknown fields are ignored, per the specification; at depth 3 in "yyyyuua(yv)" */
+        if (type == 0) {        /* unknown fields are ignored, per the specification; at depth 3 in "yyyyuua(yv)" */
+                m->has_unknown_fields = true;
                 return validate_contained(v, contents, 3);
+        }
         if (contents[0] != type || contents[1] != 0)
                 return MESSAGE_E_INVALID;       /* not exactly the field's one type */
         if (*seen & (1u << code))
@@ -448,6 +450,7 @@ static int check_required_fields(Message *m) {
 
 static void reset_header_index(Message *m) {
         m->reply_serial = m->unix_fds = 0;
+        m->has_unknown_fields = false;
         m->path = m->interface = m->member = m->error_name = NULL;
         m->destination = m->sender = m->signature = NULL;
 }

@@ -211,8 +211,9 @@ int message_set_serial(Message *m, uint32_t serial) {
 }
 
 /*
- * Writes m's header with every SENDER field dropped and one SENDER of
- * name appended into out (room for at least header + 8 + 8 + 256 + 8
+ * Writes m's header with every SENDER field and every field the
+ * specification does not define dropped, and one SENDER of name
+ * appended, into out (room for at least header + 8 + 8 + 256 + 8
  * bytes); returns the 8-aligned header size.
  */
 static int build_stamped_header(Message *m, const char *name, uint8_t *out, size_t *ret_size) {
@@ -228,7 +229,7 @@ static int build_stamped_header(Message *m, const char *name, uint8_t *out, size
                 r = message_next_field(m, pos, &code, &start, &next);
                 if (r)
                         return r;
-                if (code != MESSAGE_FIELD_SENDER) {
+                if (code != MESSAGE_FIELD_SENDER && code <= MESSAGE_FIELD_UNIX_FDS) {
                         while (w % 8)
                                 out[w++] = 0;
                         memcpy(out + w, m->data + start, next - start);
@@ -293,7 +294,7 @@ static bool stamp_in_place(Message *m, const char *name) {
         size_t new_fields_end = field + 8 + name_len + 1;
         size_t body_offset = ALIGN_TO(new_fields_end, 8);
 
-        if (m->sender || body_offset + m->body_size > m->capacity)
+        if (m->sender || m->has_unknown_fields || body_offset + m->body_size > m->capacity)
                 return false;
 
         memmove(m->data + body_offset, m->data + m->body_offset, m->body_size);

@@ -111,7 +111,9 @@ const void *message_get_body(Message *m, size_t *ret_size);
 
 /*
  * The bus sets SENDER itself: replaces the SENDER field (a client's
- * spoofed one included) or adds it. Only valid while the caller holds
+ * spoofed one included) or adds it, and drops every header field the
+ * specification does not define (dbus-daemon's HeaderFiltering: a
+ * recipient may trust a field defined later to come from the bus). Only valid while the caller holds
  * the only reference (-EBUSY otherwise); unique_name must be a valid
  * bus name (-EINVAL otherwise).
  */

@@ -205,6 +205,31 @@ static void test_unknown_type_parses(void **state) {
         assert_false(message_type_is_known(MESSAGE_INVALID));
 }
 
+/* HeaderFiltering: what the bus routes carries no header field the specification does not define. */
+static void test_stamp_drops_unknown_fields(void **state) {
+        static const uint8_t data[56] = {
+                'l', 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 37, 0, 0, 0,
+                1, 1, 'o', 0, 1, 0, 0, 0, '/', 0, 0, 0, 0, 0, 0, 0,
+                3, 1, 's', 0, 4, 0, 0, 0, 'P', 'i', 'n', 'g', 0, 0, 0, 0,
+                100, 1, 'y', 0, 7, 0, 0, 0,
+        };
+        _cleanup_(message_unrefp) Message *m = NULL, *again = NULL;
+        const void *stamped;
+        size_t size, pos;
+
+        assert_int_equal(message_parse(data, sizeof(data), NULL, 0, &m), 0);
+        assert_int_equal(message_stamp_sender(m, ":1.5"), 0);
+        assert_string_equal(message_get_sender(m), ":1.5");
+        assert_string_equal(message_get_member(m), "Ping");
+        stamped = message_get_data(m, &size);
+        assert_int_equal(message_parse(stamped, size, NULL, 0, &again), 0);
+        /* Fields: path, member, sender; no code 100 at any field start. */
+        for (pos = 16; pos < size; pos += 8)
+                assert_int_not_equal(((const uint8_t *) stamped)[pos], 100);
+        assert_string_equal(message_get_path(again), "/");
+        assert_string_equal(message_get_sender(again), ":1.5");
+}
+
 static void test_reject_framing(void **state) {
         Message *m = NULL;
         Raw raw;
@@ -515,6 +540,7 @@ int main(void) {
                 cmocka_unit_test(test_frame_size),
                 cmocka_unit_test(test_reject_mutations),
                 cmocka_unit_test(test_unknown_type_parses),
+                cmocka_unit_test(test_stamp_drops_unknown_fields),
                 cmocka_unit_test(test_reject_framing),
                 cmocka_unit_test(test_reject_body),
                 cmocka_unit_test(test_required_fields),
