@@ -102,6 +102,8 @@ static PropfilterKind classify_signal(Message *m) {
                 return PROPFILTER_PROPERTIES_CHANGED;
         if (streq(interface, INTERFACE_OBJECT_MANAGER) && streq(member, "InterfacesAdded"))
                 return PROPFILTER_INTERFACES_ADDED;
+        if (streq(interface, INTERFACE_OBJECT_MANAGER) && streq(member, "InterfacesRemoved"))
+                return PROPFILTER_INTERFACES_REMOVED;
         return PROPFILTER_NONE;
 }
 

@@ -2,7 +2,8 @@
  * propfilter: removes, for one recipient, the property values it may not
  * read from GetAll and GetManagedObjects replies and from
  * PropertiesChanged and InterfacesAdded signals (DESIGN.md, mediation
- * point 3).
+ * point 3), and from InterfacesRemoved the protected interfaces, which the
+ * recipient never saw appear.
  *
  * Two passes, so that the common case costs nothing. The scan walks the
  * body with a MessageReader (on the stack), asks the callback about each
@@ -412,6 +413,47 @@ static int filter_invalidated(Filter *f, MessageReader *r, MessageBuilder *out, 
         return 0;
 }
 
+/*
+ * InterfacesRemoved's "as" at path: the interfaces that are not protected
+ * for the recipient go to out (nullable). Only the interface question is
+ * asked (property NULL): the signal carries no properties to decide by.
+ */
+static int filter_removed(Filter *f, MessageReader *r, MessageBuilder *out, const char *path,
+                          unsigned *ret_kept) {
+        unsigned kept = 0;
+        int k;
+
+        if ((k = enter(r, 'a')) || (k = out_open(out, 'a', "s")))
+                return k;
+        while (!message_reader_at_end(r)) {
+                size_t offset = r->pos;
+                const char *name;
+                bool visible;
+
+                if ((k = wire(message_reader_read_basic(r, 's', &name))) ||
+                    (k = ask(f, offset, path, policy_interface(name), NULL, &visible)))
+                        return k;
+                if (visible && (k = out_string(out, 's', name)))
+                        return k;
+                kept += visible;
+        }
+        if ((k = wire(message_reader_exit(r))) || (k = out_close(out)))
+                return k;
+        *ret_kept = kept;
+        return 0;
+}
+
+static int walk_interfaces_removed(Filter *f, MessageReader *r, MessageBuilder *out,
+                                   unsigned *ret_kept) {
+        const char *path;
+        int k;
+
+        if ((k = wire(message_reader_read_basic(r, 'o', &path))) ||
+            (k = out_string(out, 'o', path)))
+                return k;
+        return filter_removed(f, r, out, path, ret_kept);
+}
+
 static int walk_properties_changed(Filter *f, MessageReader *r, MessageBuilder *out, Message *m,
                                    unsigned *ret_kept) {
         unsigned changed, invalidated;
@@ -442,7 +484,8 @@ static int walk_interfaces_added(Filter *f, MessageReader *r, MessageBuilder *ou
 
 /*
  * One pass over the body of m (out NULL: the scan). *ret_kept: what is
- * left of PropertiesChanged (properties) or InterfacesAdded (interfaces).
+ * left of PropertiesChanged (properties), InterfacesAdded or
+ * InterfacesRemoved (interfaces).
  */
 static int walk(Filter *f, Message *m, PropfilterKind kind, const PropfilterCall *call,
                 MessageBuilder *out, unsigned *ret_kept) {
@@ -462,6 +505,8 @@ static int walk(Filter *f, Message *m, PropfilterKind kind, const PropfilterCall
                 return walk_properties_changed(f, &reader, out, m, ret_kept);
         case PROPFILTER_INTERFACES_ADDED:
                 return walk_interfaces_added(f, &reader, out, ret_kept);
+        case PROPFILTER_INTERFACES_REMOVED:
+                return walk_interfaces_removed(f, &reader, out, ret_kept);
         default:
                 return -EINVAL;
         }
@@ -477,6 +522,8 @@ static const char *kind_signature(PropfilterKind kind) {
                 return "sa{sv}as";
         case PROPFILTER_INTERFACES_ADDED:
                 return "oa{sa{sv}}";
+        case PROPFILTER_INTERFACES_REMOVED:
+                return "oas";
         default:
                 return NULL;
         }

@@ -18,6 +18,8 @@ typedef struct Message Message;
  *                                   a{oa{sa{sv}}}
  *   PROPFILTER_PROPERTIES_CHANGED   signal Properties.PropertiesChanged, (sa{sv}as)
  *   PROPFILTER_INTERFACES_ADDED     signal ObjectManager.InterfacesAdded, (oa{sa{sv}})
+ *   PROPFILTER_INTERFACES_REMOVED   signal ObjectManager.InterfacesRemoved, (oas): no
+ *                                   values, but a protected interface's name
  *
  * A reply does not say what it answers, so the bus keeps a PropfilterCall
  * with each pending reply (propfilter_call_init() when it forwards the
@@ -41,6 +43,7 @@ typedef enum PropfilterKind {
         PROPFILTER_GET_MANAGED_OBJECTS,
         PROPFILTER_PROPERTIES_CHANGED,
         PROPFILTER_INTERFACES_ADDED,
+        PROPFILTER_INTERFACES_REMOVED,
 } PropfilterKind;
 
 /*
@@ -85,9 +88,9 @@ PropfilterKind propfilter_classify(Message *m, const PropfilterCall *call);
  * policy_db_lookup() does with interface NULL. property NULL asks about
  * the interface itself: is it protected (its property-read default, the
  * rule (PROPERTY_READ, path, interface, no member), needs a token the
- * recipient lacks)? It is asked only for an interface of GetManagedObjects
- * or InterfacesAdded none of whose properties is visible; 0 then removes
- * the interface. Within one propfilter_filter() call each question has
+ * recipient lacks)? It is asked for an interface of GetManagedObjects
+ * or InterfacesAdded none of whose properties is visible, and for every
+ * interface InterfacesRemoved names; 0 then removes the interface. Within one propfilter_filter() call each question has
  * the same answer; the filter asks each one once (up to
  * PROPFILTER_ANSWERS_MAX questions, then possibly again).
  */
@@ -106,9 +109,14 @@ typedef int (*PropfilterVisible)(const char *path, const char *interface, const 
  * each hidden property (from a{sv} dicts and from the invalidated list);
  * in GetManagedObjects and InterfacesAdded each interface with no visible
  * property that is itself protected, and in GetManagedObjects each object
- * left with no interface (an object that had none stays).
- * PropertiesChanged with no property left either way, and InterfacesAdded
- * with no interface left, are PROPFILTER_E_DROP; a GetAll or
+ * left with no interface (an object that had none stays); from
+ * InterfacesRemoved each protected interface (it could not have been seen
+ * in InterfacesAdded or GetManagedObjects without a visible property; one
+ * of its properties may still be visible there when the property's own
+ * annotation opens it: the recipient then sees the interface come and not
+ * go, which shows nothing protected). PropertiesChanged with no property
+ * left either way, and InterfacesAdded or InterfacesRemoved with no
+ * interface left, are PROPFILTER_E_DROP; a GetAll or
  * GetManagedObjects reply is always delivered, if need be empty.
  */
 int propfilter_filter(Message *m, const PropfilterCall *call, PropfilterVisible visible,

@@ -133,7 +133,8 @@ static void check(Message *m, const PropfilterCall *call, Oracle *o) {
                 check_rebuilt(m, out, kind, call, o, &before);
         else {
                 CHECK(k == PROPFILTER_E_DROP && !out);
-                CHECK(kind == PROPFILTER_PROPERTIES_CHANGED || kind == PROPFILTER_INTERFACES_ADDED);
+                CHECK(kind == PROPFILTER_PROPERTIES_CHANGED || kind == PROPFILTER_INTERFACES_ADDED ||
+                      kind == PROPFILTER_INTERFACES_REMOVED);
                 CHECK(before.visible == 0);
         }
 }

@@ -102,6 +102,10 @@ static int generate(const char *dir) {
                 if (k)
                         return k;
         }
+        /* After the older seeds, so that their numbers stay. */
+        SEEDS("interfaces-removed", testlib_interfaces_removed("/o",
+                "org.ex.A,org.ex.B,not one,org.ex.C", &_m), 0, 8);
+        SEEDS("interfaces-removed-empty", testlib_interfaces_removed("/o", "", &_m), 0);
         return 0;
 }
 

@@ -247,6 +247,22 @@ int testlib_interfaces_added(const char *path, const char *interfaces, Message *
         return message_builder_finish(b, ret);
 }
 
+int testlib_interfaces_removed(const char *path, const char *interfaces, Message **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_free_ char *copy = strdup(interfaces);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        TRY(new_signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved", &b));
+        TRY(message_builder_append_basic(b, 'o', path));
+        TRY(message_builder_open(b, 'a', "s"));
+        for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
+                TRY(message_builder_append_basic(b, 's', name));
+        TRY(message_builder_close(b));
+        return message_builder_finish(b, ret);
+}
+
 /* Written byte by byte: the wire builder only writes little endian. */
 size_t testlib_big_endian_get_all(uint8_t buf[static 512]) {
         size_t n = 0, fields_start, body_start, array_start, elements, inner_length, inner_start;
@@ -440,6 +456,17 @@ static int census_walk(Census *c, Message *m, PropfilterKind kind, const Propfil
         case PROPFILTER_INTERFACES_ADDED:
                 TRY(message_reader_read_basic(&r, 'o', &s));
                 return census_interfaces(c, &r, s);
+        case PROPFILTER_INTERFACES_REMOVED: {
+                const char *path;
+
+                TRY(message_reader_read_basic(&r, 'o', &path));
+                TRY(message_reader_enter(&r, 'a', "s"));
+                while (!message_reader_at_end(&r)) {
+                        TRY(message_reader_read_basic(&r, 's', &s));
+                        TRY(census_count(c, path, census_interface(s), NULL));
+                }
+                return message_reader_exit(&r);
+        }
         default:
                 return -EINVAL;
         }
@@ -452,12 +479,13 @@ int testlib_census(Message *m, PropfilterKind kind, const PropfilterCall *call,
                 [PROPFILTER_GET_MANAGED_OBJECTS] = "a{oa{sa{sv}}}",
                 [PROPFILTER_PROPERTIES_CHANGED] = "sa{sv}as",
                 [PROPFILTER_INTERFACES_ADDED] = "oa{sa{sv}}",
+                [PROPFILTER_INTERFACES_REMOVED] = "oas",
         };
         Census c = { .visible = visible, .userdata = userdata, .out = ret };
         int k;
 
         *ret = (TestCensus) {};
-        if (kind <= PROPFILTER_NONE || kind > PROPFILTER_INTERFACES_ADDED)
+        if (kind <= PROPFILTER_NONE || kind > PROPFILTER_INTERFACES_REMOVED)
                 return -EINVAL;
         if (strcmp(message_get_signature(m) ?: "", signatures[kind]) != 0)
                 return PROPFILTER_E_MALFORMED;

@@ -27,6 +27,8 @@ int testlib_managed_objects_reply(const char *objects, Message **ret);
 int testlib_properties_changed(const char *path, const char *interface, const char *changed,
                                const char *invalidated, Message **ret);
 int testlib_interfaces_added(const char *path, const char *interfaces, Message **ret);
+/* InterfacesRemoved of path; interfaces "org.ex.A,org.ex.B" ("" for none). */
+int testlib_interfaces_removed(const char *path, const char *interfaces, Message **ret);
 
 /*
  * A big-endian GetAll reply (serial 7, reply serial 3, NO_AUTO_START, :1.7
@@ -53,7 +55,7 @@ int testlib_visible(const char *path, const char *interface, const char *propert
 /*
  * A census of a carrier as visible() sees it, walked independently of the
  * filter: property entries (a{sv} keys and invalidated names) visible and
- * hidden, interface entries, those of them with no property whose interface
+ * hidden (InterfacesRemoved: its interface names, asked with property NULL), interface entries, those of them with no property whose interface
  * is protected, objects. Returns 0, PROPFILTER_E_MALFORMED (not the kind's
  * signature) or a negative errno.
  */

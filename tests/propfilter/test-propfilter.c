@@ -1,7 +1,7 @@
 /*
  * Unit tests for broker/propfilter: every carrier (GetAll, GetManagedObjects,
- * PropertiesChanged, InterfacesAdded) with everything visible, some and all
- * hidden, nested values, file descriptors, a hand-made big-endian message,
+ * PropertiesChanged, InterfacesAdded, InterfacesRemoved) with everything
+ * visible, some and all hidden, nested values, file descriptors, a hand-made big-endian message,
  * malformed bodies and callback failures. A filtered message must parse,
  * keep the input's header, and hold byte for byte the body the wire builder
  * makes of the expected entries. Allocations are counted through
@@ -250,6 +250,28 @@ static void test_only_an_empty_interface_hidden(void **state) {
         assert_int_equal(testlib_managed_objects_reply("/a:org.ex.A=P|/c:org.ex.C=", &objects), 0);
         assert_int_equal(testlib_managed_objects_reply("/a:org.ex.A=P", &bare), 0);
         check_filtered(objects, &managed_objects_call, HIDE("*|org.ex.C|-"), bare);
+}
+
+/*
+ * InterfacesRemoved: the interface question (property NULL) for each name;
+ * a protected interface is removed, none left is a drop, and an empty list
+ * (or an invalid name, asked as "every interface") is judged like the rest.
+ */
+static void test_interfaces_removed(void **state) {
+        _cleanup_(message_unrefp) Message *in = NULL, *some = NULL, *empty = NULL, *bad = NULL,
+                                          *bad_kept = NULL;
+
+        assert_int_equal(testlib_interfaces_removed("/o", "org.ex.A,org.ex.B,org.ex.C", &in), 0);
+        assert_int_equal(testlib_interfaces_removed("/o", "org.ex.A,org.ex.C", &some), 0);
+        assert_int_equal(testlib_interfaces_removed("/o", "", &empty), 0);
+        assert_int_equal(testlib_interfaces_removed("/o", "org.ex.A,not one", &bad), 0);
+        assert_int_equal(testlib_interfaces_removed("/o", "org.ex.A", &bad_kept), 0);
+        /* A hidden property of B is no question here: only the interface is asked. */
+        check_unchanged(in, NULL, HIDE("/other|*|*", "*|org.ex.B|P"), 3);
+        check_filtered(in, NULL, HIDE("/o|org.ex.B|-"), some);
+        check_filtered(in, NULL, HIDE("*|*|-"), NULL);
+        check_unchanged(empty, NULL, HIDE("*|*|*"), 0);
+        check_filtered(bad, NULL, HIDE("*|-|-"), bad_kept);
 }
 
 static void test_managed_objects(void **state) {
@@ -584,13 +606,15 @@ static void test_call_init(void **state) {
 }
 
 static void test_classify_signals(void **state) {
-        _cleanup_(message_unrefp) Message *pc = NULL, *ia = NULL;
+        _cleanup_(message_unrefp) Message *pc = NULL, *ia = NULL, *ir = NULL;
 
         assert_int_equal(testlib_properties_changed("/o", "org.ex.I", "A", "", &pc), 0);
         assert_int_equal(testlib_interfaces_added("/o", "org.ex.I=A", &ia), 0);
         assert_int_equal(propfilter_classify(pc, NULL), PROPFILTER_PROPERTIES_CHANGED);
         assert_int_equal(propfilter_classify(pc, &get_all_call), PROPFILTER_PROPERTIES_CHANGED);
         assert_int_equal(propfilter_classify(ia, NULL), PROPFILTER_INTERFACES_ADDED);
+        assert_int_equal(testlib_interfaces_removed("/o", "org.ex.I", &ir), 0);
+        assert_int_equal(propfilter_classify(ir, NULL), PROPFILTER_INTERFACES_REMOVED);
 }
 
 /* The census (used by the fuzzer as its oracle) agrees with the filter's output. */
@@ -628,6 +652,7 @@ int main(void) {
                 cmocka_unit_test(test_properties_changed_bad_interface),
                 cmocka_unit_test(test_interfaces_added),
                 cmocka_unit_test(test_interfaces_added_protected_but_visible),
+                cmocka_unit_test(test_interfaces_removed),
                 cmocka_unit_test(test_only_an_empty_interface_hidden),
                 cmocka_unit_test(test_managed_objects),
                 cmocka_unit_test(test_managed_objects_per_path),
