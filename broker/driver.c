@@ -602,10 +602,23 @@ static const DriverMethod driver_methods[] = {
         { "org.freedesktop.DBus.Peer", "GetMachineId", "", driver_method_get_machine_id },
 };
 
+/*
+ * As dbus-daemon: away from the canonical path only the interfaces that
+ * live at every path exist (org.freedesktop.DBus, Properties,
+ * Introspectable, Peer); a canonical-only method of the bus interface is
+ * found, to be refused with AccessDenied, one of another interface
+ * (Monitoring, Debug.Stats, org.mssf.Broker1) is an unknown interface.
+ */
+static bool driver_method_visible(const DriverMethod *method, bool canonical) {
+        return canonical || !method->canonical_path_only || strcmp(method->interface, DRIVER_INTERFACE) == 0;
+}
+
 static const DriverMethod *driver_find_in(const DriverMethod *table, size_t n, const char *interface,
-                                          const char *member, bool *found_interface) {
+                                          const char *member, bool canonical, bool *found_interface) {
         for (size_t i = 0; i < n; i++) {
                 if (interface && strcmp(table[i].interface, interface) != 0)
+                        continue;
+                if (!driver_method_visible(&table[i], canonical))
                         continue;
                 *found_interface = true;
                 if (strcmp(table[i].member, member) == 0)
@@ -614,18 +627,19 @@ static const DriverMethod *driver_find_in(const DriverMethod *table, size_t n, c
         return NULL;
 }
 
-static const DriverMethod *driver_find(const char *interface, const char *member, bool *found_interface) {
+static const DriverMethod *driver_find(const char *interface, const char *member, bool canonical,
+                                       bool *found_interface) {
         const DriverMethod *method;
 
         *found_interface = false;
-        method = driver_find_in(driver_methods, ELEMENTSOF(driver_methods), interface, member,
+        method = driver_find_in(driver_methods, ELEMENTSOF(driver_methods), interface, member, canonical,
                                 found_interface);
         if (!method)
                 method = driver_find_in(driver_info_methods, driver_n_info_methods, interface,
-                                        member, found_interface);
+                                        member, canonical, found_interface);
         if (!method)
                 method = driver_find_in(driver_stats_methods, driver_n_stats_methods, interface,
-                                        member, found_interface);
+                                        member, canonical, found_interface);
         return method;
 }
 
@@ -636,7 +650,8 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         const DriverMethod *method;
         bool found_interface;
 
-        method = driver_find(interface, member, &found_interface);
+        method = driver_find(interface, member, strcmp(message_get_path(m), BUS_DRIVER_PATH) == 0,
+                             &found_interface);
         if (!method)
                 return driver_fail(error, found_interface ? BUS_ERROR_UNKNOWN_METHOD :
                                    BUS_ERROR_UNKNOWN_INTERFACE,

@@ -460,3 +460,20 @@ def test_features_without_systemd_activation(bus):
 @config(daemon_args=['--systemd-activation'])
 def test_features_with_systemd_activation(bus):
     assert 'SystemdActivation' in features_of(bus.raw())
+
+
+def test_optional_interfaces_only_at_canonical_path(bus):
+    # Away from /org/freedesktop/DBus, Monitoring and Debug.Stats do not
+    # exist; a canonical-only method of the bus interface is refused.
+    a = bus.raw()
+    for path in ('/', '/org/freedesktop'):
+        for iface, member, sig, body in (
+                ('org.freedesktop.DBus.Debug.Stats', 'GetStats', '', []),
+                ('org.freedesktop.DBus.Monitoring', 'BecomeMonitor', 'asu',
+                 [[], 0])):
+            assert error_of(a.call(BUS, path, iface, member, sig, body)) == \
+                'org.freedesktop.DBus.Error.UnknownInterface', (path, member)
+        assert error_of(a.call(BUS, path, BUS, 'UpdateActivationEnvironment',
+                               'a{ss}', [{}])) == \
+            'org.freedesktop.DBus.Error.AccessDenied', path
+        assert ok(a.call(BUS, path, BUS, 'GetId'))
