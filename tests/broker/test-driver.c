@@ -303,6 +303,33 @@ static void test_unknown_method_and_interface(void **state) {
                      "Call to GetNameOwner has wrong args (u, expected s)");
 }
 
+/*
+ * A message of unknown type (parsed from bytes: nothing builds one) for
+ * the driver: AccessDenied, as dbus-daemon answers; the peer stays.
+ */
+static void test_unknown_message_type(void **state) {
+        static const uint8_t raw[32] = {
+                'l', 7, 0, 1, 0, 0, 0, 0, 0x42, 0, 0, 0, 29, 0, 0, 0,
+                6, 1, 's', 0, 20, 0, 0, 0, 'o', 'r', 'g', '.', 'f', 'r', 'e', 'e',
+        };
+        static const char rest[] = "desktop.DBus\0\0\0";
+        _cleanup_(message_unrefp) Message *m = NULL, *error = NULL, *reply = NULL;
+        Fixture *f = *state;
+        uint8_t data[48];
+
+        memcpy(data, raw, sizeof(raw));
+        memcpy(data + sizeof(raw), rest, 16);
+        assert_int_equal(message_parse(data, sizeof(data), NULL, 0, &m), 0);
+        assert_int_equal(message_get_type(m), 7);
+        client_send(&f->h, &f->a, m, NULL, 0);
+        error = client_wait_reply(&f->h, &f->a, 0x42);
+        assert_error(error, "org.freedesktop.DBus.Error.AccessDenied",
+                     "Message bus will not accept messages of unknown type\n");
+        reply = call_driver(f, NULL, "GetId", NULL);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
+}
+
 static void test_no_interface(void **state) {
         Fixture *f = *state;
         _cleanup_(message_unrefp) Message *reply = NULL;
@@ -474,6 +501,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_introspect_tree, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_adt_and_selinux, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_update_activation_environment, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unknown_message_type, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
