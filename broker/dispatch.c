@@ -4,11 +4,30 @@
  * In order: the first message must be Hello (a call before it gets
  * AccessDenied, as from dbus-daemon); a monitor may send nothing
  * (disconnected); the bus stamps SENDER with the peer's unique name (a
- * spoofed one is overwritten); monitors get a copy; then the message goes
- * to the driver, to one addressed peer (unicast, plus eavesdroppers), or
- * to every peer with a matching rule (broadcast); a method call without a
- * destination is answered UnknownMethod and goes nowhere. Each recipient
- * is passed through mediate_message() first, with its route.
+ * spoofed one is overwritten); then the message goes to the driver, to
+ * one addressed peer (unicast, plus eavesdroppers), or to every peer with
+ * a matching rule (broadcast); a method call without a destination is
+ * answered UnknownMethod and goes nowhere. Each recipient is passed
+ * through mediate_message() first, with its route.
+ *
+ * Observers (monitors, eavesdroppers; DESIGN.md and issue 8: "an
+ * eavesdropper never receives a message its label could not have received
+ * as its recipient"): a message addressed to someone (the driver, a peer)
+ * is copied to observers only once it was allowed for that recipient, as
+ * dbus-daemon captures after its security check: a denied message, an
+ * unexpected reply, a reply that could not be filtered, is copied to no
+ * one. Then each observer is judged as if it were the recipient
+ * (mediate_message() on MEDIATE_ROUTE_MONITOR or _EAVESDROP): the
+ * sender's label needs Smack "w" to the observer's (the driver's messages
+ * exempt, as for recipients; a reply or error too, since it is not the
+ * observer's expected reply), a signal's tokens must be held by the
+ * observer, and property carriers are filtered for the observer's label
+ * (a copy that filters to nothing is not sent). So a device maker who
+ * wants a monitor to see an app gives the app's label "w" to the
+ * monitor's. Monitors skip busconfig (as in dbus-daemon, where
+ * BecomeMonitor's own checks admit them); eavesdroppers pass its
+ * eavesdrop rules. Without any monitor or eavesdrop rule none of this
+ * costs anything: an empty list and a counter are tested first.
  *
  * Flow control: a queue over max_outgoing_bytes refuses the message
  * (LimitsExceeded to the sender); what a sender has waiting in queues
@@ -22,27 +41,30 @@
  * unexpected ones are dropped.
  *
  * Properties (DESIGN.md, mediation point 3; broker/propfilter): a
- * protected property never reaches a connection without its token. A
- * GetAll or GetManagedObjects call forwarded to a connection that owns or
- * is queued for a declared name leaves a PropfilterCall in its reply
- * slot; its reply, and every PropertiesChanged or InterfacesAdded signal
- * from such a connection, is filtered for each recipient (unicast,
- * broadcast, eavesdropper: each for its own label) after
- * mediate_message() allowed it, and the filtered copy is queued instead.
- * Fail closed: a body that does not fit, or an error while filtering,
- * delivers nothing; a caller whose reply is lost that way gets
- * AccessDenied instead of waiting for NoReply. Monitors keep seeing the
- * original: they are privileged by policy (security_check_monitor: the
- * device policy names their label) and see what the bus routes, as they
- * see denied messages; a debugging tool shown a doctored message would
- * mislead whoever reads it. What decides is classified once per message
- * (propfilter_classify, no allocation); whether the sender holds a
- * declared name is asked only for a property message, once, after the
- * first mediate_message() (which refreshed the peer's names).
+ * protected property never reaches a connection without its token. The
+ * reply to a GetAll or GetManagedObjects call (its PropfilterCall kept in
+ * the reply slot, below) from a connection that owns or is queued for a
+ * declared name, and every PropertiesChanged, InterfacesAdded or
+ * InterfacesRemoved signal from such a connection, is filtered for each
+ * recipient (unicast, broadcast, eavesdropper, monitor: each for its own
+ * label) after mediate_message() allowed it, and the filtered copy is
+ * queued instead (InterfacesRemoved loses the protected interfaces it
+ * names). Fail closed: a body that does not fit, or an error while
+ * filtering, delivers nothing; a caller whose reply is lost that way gets
+ * AccessDenied instead of waiting for NoReply. What decides is classified
+ * once per message (propfilter_classify, no allocation); whether the
+ * sender holds a declared name is asked only for a property message, once
+ * (security_peer_get_names() brings the names up to date).
  *
- * A call forwarded before its callee acquired a declared name keeps no
- * PropfilterCall, so its reply passes as is: the service answered for a
- * name nobody had declared when asked.
+ * Every GetAll/GetManagedObjects call leaves a PropfilterCall in its
+ * reply slot (once a policy is loaded), whoever the callee: whether the
+ * reply is filtered is decided when it arrives, by the names the replier
+ * owns or is queued for then. A callee that acquires a declared name while
+ * the call is pending answers under it (fail closed); one that gave all
+ * its declared names up before answering answers as the undeclared
+ * connection it has become. A properties call may not reuse the serial of
+ * a call still pending to the same callee (AccessDenied): its reply would
+ * take the older slot's record.
  *
  * Hot path: one Message, referenced by every queue it lands in; no copy,
  * no allocation beyond the queues' amortised rings. Errors back to the
@@ -138,40 +160,6 @@ static bool dispatch_monitor_wants(Peer *monitor, const MatchMessage *mm) {
         return false;
 }
 
-void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
-        MessageArg args[MESSAGE_ARGS_MAX];
-        MatchMessage mm;
-        IList *node;
-        const char *destination;
-
-        if (ilist_is_empty(&bus->monitors))
-                return;
-        destination = message_get_destination(m);
-        bus_match_message_init(&mm, m, sender, destination ? bus_lookup_peer(bus, destination) : NULL,
-                               args);
-        mm.recipient = NULL;
-        for (node = bus->monitors.next; node != &bus->monitors; node = node->next) {
-                Peer *monitor = ILIST_ENTRY(node, Peer, monitor_link);
-
-                /* Copies are not charged: a stuck monitor must not throttle the bus. */
-                if (dispatch_monitor_wants(monitor, &mm))
-                        (void) bus_queue(monitor, m, NULL);
-        }
-}
-
-int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
-        MediateVerdict verdict;
-
-        if (peer->dead)
-                return 0;
-        if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
-                            MEDIATE_ROUTE_UNICAST, &verdict) != 0)
-                return 0;
-        bus_monitors_capture(bus, m, NULL);
-        (void) bus_queue(peer, m, NULL);
-        return 0;
-}
-
 /* Whether (and how) one message is filtered per recipient: decided once per message. */
 typedef struct DispatchFilter {
         PropfilterKind kind;            /* NONE: every recipient gets the message as is */
@@ -188,19 +176,23 @@ static void dispatch_filter_init(DispatchFilter *filter, Peer *sender, Message *
         };
 }
 
-static bool dispatch_declares_any(const PolicyDb *db, const Peer *peer) {
-        const MediationPeer *names = &peer->security.mssf;
+/* Names that cannot be known (out of memory) count as declared: filtering can only hide more. */
+static bool dispatch_declares_any(const PolicyDb *db, Peer *peer) {
+        const char *const *names;
+        size_t n_names;
 
-        for (size_t i = 0; i < names->n_names; i++)
-                if (policy_db_declares_name(db, names->names[i]))
+        if (security_peer_get_names(&peer->security, &names, &n_names) < 0)
+                return true;
+        for (size_t i = 0; i < n_names; i++)
+                if (policy_db_declares_name(db, names[i]))
                         return true;
         return false;
 }
 
 /*
- * Call only once mediate_message() allowed m for recipient: it refreshed
- * the sender's names (security.c keeps them lazily), which this reads.
- * A connection hearing itself learns nothing (as in mediation).
+ * Whether m must be filtered for recipient; the sender's names are asked
+ * once per message, when the first recipient needs it. A connection
+ * hearing itself learns nothing (as in mediation).
  */
 static bool dispatch_filter_applies(DispatchFilter *filter, Bus *bus, Peer *sender, Peer *recipient) {
         const PolicyDb *db;
@@ -221,15 +213,94 @@ static int dispatch_filter_message(Bus *bus, const DispatchFilter *filter, Peer 
         const SmackLabel *label = smack_oracle_has_smack(oracle) ? recipient->security.mssf.label : NULL;
         PropfilterPolicy policy = {
                 .db = security_get_policy_db(bus->security),
-                .names = sender->security.mssf.names,
-                .n_names = sender->security.mssf.n_names,
                 /* As mediation asks: no label (no Smack, or an invalid one) holds no token. */
                 .label = label ? label->text : "",
                 .has_token = smack_oracle_policy_has_token,
                 .has_token_userdata = oracle,
         };
+        int r = security_peer_get_names(&sender->security, &policy.names, &policy.n_names);
 
+        if (r < 0)
+                return r;
         return propfilter_filter(m, filter->call, propfilter_policy_visible, &policy, ret);
+}
+
+/*
+ * One monitor's copy: only what its label could have received as m's
+ * recipient (mediate_message() on MEDIATE_ROUTE_MONITOR: the sender's
+ * Smack "w" to it, a signal's tokens), filtered for its label like any
+ * recipient's. Copies are not charged: a stuck monitor must not throttle
+ * the bus.
+ */
+static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message *m, DispatchFilter *filter) {
+        _cleanup_(message_unrefp) Message *filtered = NULL;
+        MediateVerdict verdict;
+
+        if (monitor->dead)
+                return;
+        if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0)
+                return;
+        if (dispatch_filter_applies(filter, bus, sender, monitor)) {
+                if (dispatch_filter_message(bus, filter, sender, monitor, m, &filtered) != 0)
+                        return;
+                m = filtered;
+        }
+        (void) bus_queue(monitor, m, NULL);
+}
+
+/*
+ * m, allowed for recipient (nullable: the driver, a broadcast), to every
+ * monitor whose rules match and whose label may see it. filter: as
+ * decided for recipient (NULL: classify m here). Nothing at all without
+ * monitors.
+ */
+static void dispatch_capture(Bus *bus, Message *m, Peer *sender, Peer *recipient, DispatchFilter *filter) {
+        MessageArg args[MESSAGE_ARGS_MAX];
+        DispatchFilter own_filter;
+        MatchMessage mm;
+
+        if (ilist_is_empty(&bus->monitors))
+                return;
+        if (!filter) {
+                dispatch_filter_init(&own_filter, sender, m, NULL);
+                filter = &own_filter;
+        }
+        bus_match_message_init(&mm, m, sender, recipient, args);
+        mm.recipient = NULL;
+        for (IList *node = bus->monitors.next, *next; node != &bus->monitors; node = next) {
+                Peer *monitor = ILIST_ENTRY(node, Peer, monitor_link);
+
+                next = node->next;
+                if (dispatch_monitor_wants(monitor, &mm))
+                        dispatch_monitor_one(bus, sender, monitor, m, filter);
+        }
+}
+
+/*
+ * For the driver's own messages (driver.c: the Hello call, once it is
+ * allowed), which carry no reply's PropfilterCall: a signal is classified
+ * from its header, anything else passes to monitors unfiltered.
+ */
+void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
+        const char *destination;
+
+        if (ilist_is_empty(&bus->monitors))
+                return;
+        destination = message_get_destination(m);
+        dispatch_capture(bus, m, sender, destination ? bus_lookup_peer(bus, destination) : NULL, NULL);
+}
+
+int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
+        MediateVerdict verdict;
+
+        if (peer->dead)
+                return 0;
+        if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
+                            MEDIATE_ROUTE_UNICAST, &verdict) != 0)
+                return 0;
+        dispatch_capture(bus, m, NULL, peer, NULL);
+        (void) bus_queue(peer, m, NULL);
+        return 0;
 }
 
 typedef struct Broadcast {
@@ -285,9 +356,19 @@ static int dispatch_broadcast(Bus *bus, Peer *sender, Peer *recipient, Message *
         return match_registry_dispatch(bus->matches, &mm, dispatch_broadcast_one, &broadcast);
 }
 
+/* A signal without destination: to monitors, then to every match; one filter decision for all. */
+static int dispatch_broadcast_captured(Bus *bus, Peer *sender, Message *m) {
+        DispatchFilter filter;
+
+        if (ilist_is_empty(&bus->monitors))
+                return dispatch_broadcast(bus, sender, NULL, m, NULL);
+        dispatch_filter_init(&filter, sender, m, NULL);
+        dispatch_capture(bus, m, sender, NULL, &filter);
+        return dispatch_broadcast(bus, sender, NULL, m, &filter);
+}
+
 int bus_broadcast_from_driver(Bus *bus, Message *m) {
-        bus_monitors_capture(bus, m, NULL);
-        return dispatch_broadcast(bus, NULL, NULL, m, NULL);
+        return dispatch_broadcast_captured(bus, NULL, m);
 }
 
 /* No such destination: bus activation decides (activate.c). */
@@ -348,15 +429,17 @@ static bool dispatch_is_properties_call(Message *m) {
 }
 
 /*
- * What to keep for the reply's filter: a GetAll/GetManagedObjects call to
- * a connection holding a declared name. Its names are fresh:
- * mediate_message() just judged this call.
+ * What to keep for the reply's filter: every GetAll/GetManagedObjects
+ * call, whoever the callee is, once a policy is loaded. Whether its reply
+ * is filtered is decided when the reply arrives, by the names the replier
+ * holds then (dispatch_filter_applies()): a callee that acquires a
+ * declared name while the call is pending answers under it.
  */
-static int dispatch_call_to_filter(Bus *bus, Peer *callee, Message *m, PropfilterCall *ret_call) {
+static int dispatch_call_to_filter(Bus *bus, Message *m, PropfilterCall *ret_call) {
         const PolicyDb *db = bus->security ? security_get_policy_db(bus->security) : NULL;
 
         *ret_call = (PropfilterCall) { .kind = PROPFILTER_NONE };
-        if (!db || !dispatch_is_properties_call(m) || !dispatch_declares_any(db, callee))
+        if (!db || !dispatch_is_properties_call(m))
                 return 0;
         return propfilter_call_init(ret_call, m);
 }
@@ -370,7 +453,7 @@ static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Messag
         int r;
 
         /* Unremembered, the reply would pass unfiltered: the call does not go out. */
-        if (sender != recipient && dispatch_call_to_filter(bus, recipient, m, &call) < 0) {
+        if (sender != recipient && dispatch_call_to_filter(bus, m, &call) < 0) {
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_NO_MEMORY, "Out of memory");
                 return r < 0 ? r : 1;
         }
@@ -456,6 +539,8 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
                         return dispatch_unfilterable(bus, sender, recipient, m, r);
                 deliver = filtered;
         }
+        /* Allowed for its recipient: only now may observers see it (each as a recipient). */
+        dispatch_capture(bus, m, sender, recipient, &filter);
         r = bus_queue(recipient, deliver, sender);
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
@@ -469,6 +554,7 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
 
         if (mediate_message(sender, NULL, m, MEDIATE_ROUTE_UNICAST, &verdict) != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
+        dispatch_capture(bus, m, sender, NULL, NULL);
         return driver_dispatch(bus, sender, m);
 }
 
@@ -481,6 +567,7 @@ static int dispatch_call_without_destination(Bus *bus, Peer *sender, Message *m)
         const char *interface = message_get_interface(m);
         const char *signature = message_get_signature(m);
 
+        dispatch_capture(bus, m, sender, NULL, NULL);
         return bus_reply_error(bus, sender, m, BUS_ERROR_UNKNOWN_METHOD,
                                "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
                                message_get_member(m), signature ? signature : "",
@@ -512,7 +599,6 @@ int bus_dispatch(Peer *sender, Message *message) {
         r = dispatch_stamp(sender, m);
         if (r < 0)
                 return r;
-        bus_monitors_capture(bus, m, sender);
 
         destination = message_get_destination(m);
         if (destination && strcmp(destination, BUS_DRIVER_NAME) == 0)
@@ -521,7 +607,7 @@ int bus_dispatch(Peer *sender, Message *message) {
                 return dispatch_call_without_destination(bus, sender, m);
         if (destination)
                 return dispatch_unicast(bus, sender, m, destination);
-        return dispatch_broadcast(bus, sender, NULL, m, NULL);
+        return dispatch_broadcast_captured(bus, sender, m);
 }
 
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata) {

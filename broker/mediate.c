@@ -5,8 +5,9 @@
  * and every expected reply or error on its way back, each with its route
  * (MediateRoute: dbus-daemon's rules treat requested replies and
  * eavesdropping apart). Messages to the bus driver pass with receiver ==
- * NULL, messages from it with sender == NULL. Monitors' copies do not
- * pass: a monitor is privileged and sees what the bus routes.
+ * NULL, messages from it with sender == NULL. Monitors' copies pass too
+ * (MEDIATE_ROUTE_MONITOR): like an eavesdropper, a monitor gets a copy
+ * only if its label could have received the message as its recipient.
  *
  * The decision itself is broker/security's (busconfig <policy> first, then
  * MSSF mediation by Smack label and token, see broker/mediation for the
@@ -46,6 +47,8 @@ static SecurityRoute security_route(MediateRoute route) {
                 return SECURITY_ROUTE_BROADCAST;
         case MEDIATE_ROUTE_EAVESDROP:
                 return SECURITY_ROUTE_EAVESDROP;
+        case MEDIATE_ROUTE_MONITOR:
+                return SECURITY_ROUTE_MONITOR;
         default:
                 return SECURITY_ROUTE_UNICAST;
         }
@@ -96,6 +99,12 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
         if (security_check_message(any->bus->security, security_of(sender), security_of(receiver), m,
                                    security_route(route), &v) == 0)
                 return 0;
+        if (route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) {
+                /* A copy withheld from an observer: nothing to log (mediate.h). */
+                ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+                snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", v.text);
+                return MEDIATE_E_DENIED;
+        }
         return deny(&v, sender, receiver, ret_verdict);
 }
 

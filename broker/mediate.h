@@ -16,6 +16,7 @@ typedef enum MediateRoute {
         MEDIATE_ROUTE_REPLY,            /* an expected reply or error, to its caller */
         MEDIATE_ROUTE_BROADCAST,        /* a match rule selected the receiver */
         MEDIATE_ROUTE_EAVESDROP,        /* addressed to someone else; the receiver eavesdrops */
+        MEDIATE_ROUTE_MONITOR,          /* a copy for a monitor (BecomeMonitor) */
 } MediateRoute;
 
 typedef struct MediateVerdict {
@@ -26,8 +27,11 @@ typedef struct MediateVerdict {
 /*
  * sender is the peer that sent m (NULL for the bus driver), receiver the
  * peer it is about to be queued for (NULL for the bus driver). Returns 0
- * to allow, or MEDIATE_E_DENIED with *ret_verdict filled. Pure: no I/O,
- * no logging.
+ * to allow, or MEDIATE_E_DENIED with *ret_verdict filled. The observer
+ * routes (EAVESDROP, MONITOR) ask whether receiver could have received m
+ * as its recipient; a copy withheld from an observer is not logged (it
+ * denies nothing the sender did, and would crowd real denials out of the
+ * rate-limited log).
  */
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict);

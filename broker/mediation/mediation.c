@@ -51,6 +51,20 @@
  *  3. Ownership (mediation_check_own): a declared name may be owned or
  *     queued for only by the labels its manifest lists, or a holder of its
  *     own token: no app can squat org.ofono, not even in the queue.
+ *  4. Observers (monitors and eavesdroppers): the bus asks this same
+ *     question with the observer as receiver and expected_reply false, for
+ *     every copy, once the message was allowed for its real recipient. So
+ *     an observer sees only what its label could have received as the
+ *     recipient: the sender's label needs "w" to the observer's (a reply
+ *     or error too: it is not the observer's expected reply), a signal's
+ *     tokens must be held by the observer, and the bus filters property
+ *     carriers for it as for any recipient. Being a monitor label in the
+ *     device policy lets a connection ask to observe; it grants no reach:
+ *     the device maker gives it that with Smack rules, app by app, and a
+ *     monitor is never shown a protected signal or property its label
+ *     could not read. (The alternative, monitors seeing everything as in
+ *     dbus-daemon, would make one privileged label a reader of every
+ *     token's data without holding any token.)
  *
  * Fail closed: any error from the oracle or the policy denies, with reason
  * ERROR and the errno kept for the log. Without Smack (the oracle says so)
@@ -75,6 +89,10 @@
  *    Another connection with the same label is checked like any other.
  *  - Messages from the driver (NameOwnerChanged, replies) are not
  *    mediated here; signals the driver emits name no protected member.
+ *  - An observer that itself owns a declared name is judged as that
+ *    recipient would be: a call addressed to someone else, seen with the
+ *    observer as the holder of the names, is "not declared" there and not
+ *    copied. Literal, and it can only hide more.
  *  - Counting is the caller's (mediation_counters_record()); this code
  *    keeps no state of its own, does no I/O other than the oracle's
  *    kernel questions on a cache miss, and never logs.

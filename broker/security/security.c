@@ -201,6 +201,20 @@ static int peer_names(SecurityPeer *peer) {
         return 0;
 }
 
+int security_peer_get_names(SecurityPeer *peer, const char *const **ret_names, size_t *ret_n) {
+        int r = peer_names(peer);
+
+        if (r < 0)
+                return r;
+        *ret_names = peer->names;
+        *ret_n = peer->n_names;
+        return 0;
+}
+
+static bool is_observer_route(SecurityRoute route) {
+        return route == SECURITY_ROUTE_EAVESDROP || route == SECURITY_ROUTE_MONITOR;
+}
+
 static const char *type_name(uint8_t type) {
         static const char *const names[] = { "invalid", "method_call", "method_return", "error", "signal" };
         return type < ELEMENTSOF(names) ? names[type] : "unknown";
@@ -290,20 +304,24 @@ int security_check_message(Security *s, SecurityPeer *sender, SecurityPeer *rece
                 ret->layer = SECURITY_LAYER_MSSF;
                 return SECURITY_E_DENIED;
         }
-        int r = check_busconfig(s, sender, receiver, m, route, ret);
+        bool observer = is_observer_route(route);
+        int r = route == SECURITY_ROUTE_MONITOR ? 0 : check_busconfig(s, sender, receiver, m, route, ret);
         if (r != 0) {
-                s->counters.busconfig_denied++;
+                if (!observer)
+                        s->counters.busconfig_denied++;
                 return r;
         }
         r = mediation_check_message(sender ? &sender->mssf : NULL, receiver ? &receiver->mssf : NULL, m,
                                     route == SECURITY_ROUTE_REPLY, s->db, s->oracle, &ret->mssf);
-        mediation_counters_record(&s->counters.mssf, &ret->mssf);
+        if (!observer)
+                mediation_counters_record(&s->counters.mssf, &ret->mssf);
         if (r != 0) {
                 ret->layer = SECURITY_LAYER_MSSF;
                 snprintf(ret->text, sizeof(ret->text), "%s", ret->mssf.text);
                 return SECURITY_E_DENIED;
         }
-        s->counters.allowed++;
+        if (!observer)
+                s->counters.allowed++;
         return 0;
 }
 

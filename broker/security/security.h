@@ -29,6 +29,7 @@ typedef enum SecurityRoute {
         SECURITY_ROUTE_REPLY,           /* an expected reply or error, to its caller */
         SECURITY_ROUTE_BROADCAST,       /* a match rule selected the receiver */
         SECURITY_ROUTE_EAVESDROP,       /* addressed to someone else; the receiver eavesdrops */
+        SECURITY_ROUTE_MONITOR,         /* a copy for a monitor (BecomeMonitor) */
 } SecurityRoute;
 
 /* Which check denied: the busconfig policy or MSSF mediation. */
@@ -106,11 +107,25 @@ int security_peer_refresh(Security *security, SecurityPeer *peer);
 void security_peer_names_changed(SecurityPeer *peer);
 /* The peer's unique name once Hello assigned it (borrowed: must outlive the peer). */
 void security_peer_set_unique_name(SecurityPeer *peer, const char *unique_name);
+/*
+ * The well-known names peer owns or is queued for, brought up to date
+ * first: *ret_names (borrowed, valid until they change) and *ret_n.
+ * 0, or -ENOMEM (nothing written): callers must then fail closed.
+ */
+int security_peer_get_names(SecurityPeer *peer, const char *const **ret_names, size_t *ret_n);
 
 /*
  * May m go from sender to receiver (NULL: the bus driver) by route?
  * 0 allows; SECURITY_E_DENIED fills ret. busconfig first, then Smack and
  * tokens. No I/O but the Smack oracle's cached kernel questions.
+ *
+ * The observer routes (EAVESDROP, MONITOR) judge a copy as if the
+ * observer were m's recipient: Smack from the sender's label to the
+ * observer's (a reply or error too: it is not the observer's expected
+ * reply), and a signal's tokens held by the observer. MONITOR skips
+ * busconfig (dbus-daemon's monitors are outside it; BecomeMonitor's own
+ * checks admitted the peer). A copy withheld from an observer is not a
+ * denial of anything the sender did: the observer routes are not counted.
  */
 int security_check_message(Security *security, SecurityPeer *sender, SecurityPeer *receiver, Message *m,
                            SecurityRoute route, SecurityVerdict *ret);

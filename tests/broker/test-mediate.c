@@ -34,6 +34,7 @@ typedef struct Seen {
 static Seen seen[256];
 static size_t n_seen;
 static const char *deny_member;         /* deny messages with this member */
+static const char *deny_monitor_member; /* deny monitors' copies of messages with this member */
 
 int __real_mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                            MediateVerdict *ret_verdict);
@@ -49,7 +50,9 @@ int __wrap_mediate_message(const Peer *sender, const Peer *receiver, Message *m,
                 snprintf(seen[n_seen].member, sizeof(seen[n_seen].member), "%s", member ? member : "");
                 n_seen++;
         }
-        if (deny_member && member && strcmp(member, deny_member) == 0) {
+        if ((deny_member && member && strcmp(member, deny_member) == 0) ||
+            (route == MEDIATE_ROUTE_MONITOR && deny_monitor_member && member &&
+             strcmp(member, deny_monitor_member) == 0)) {
                 ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
                 snprintf(ret_verdict->text, sizeof(ret_verdict->text), "denied by the test");
                 return MEDIATE_E_DENIED;
@@ -175,6 +178,75 @@ static void test_denial_reaches_sender(void **state) {
         harness_stop(&h);
 }
 
+/*
+ * A monitor's copy passes the seam too (MEDIATE_ROUTE_MONITOR), once the
+ * message was allowed for its recipient: a denied call is copied to no
+ * one, and a copy the seam refuses is not queued.
+ */
+static void test_monitor_route(void **state) {
+        Harness h;
+        Client a, b, monitor;
+        _cleanup_(message_builder_freep) MessageBuilder *builder = NULL;
+        _cleanup_(message_unrefp) Message *become = NULL, *reply = NULL, *error = NULL;
+        uint32_t flags = 0, serial;
+        Message *copy;
+        _cleanup_(message_unrefp) Message *hidden = NULL;
+        bool saw_call = false, saw_forbidden = false, saw_hidden = false;
+
+        harness_start(&h, CONFIG);
+        client_connect(&h, &a, false, true);
+        client_connect(&h, &b, false, true);
+        client_connect(&h, &monitor, false, true);
+        assert_int_equal(message_builder_new(MESSAGE_METHOD_CALL, &builder), 0);
+        assert_int_equal(message_builder_set_serial(builder, 50), 0);
+        assert_int_equal(message_builder_set_destination(builder, "org.freedesktop.DBus"), 0);
+        assert_int_equal(message_builder_set_path(builder, "/org/freedesktop/DBus"), 0);
+        assert_int_equal(message_builder_set_interface(builder, "org.freedesktop.DBus.Monitoring"), 0);
+        assert_int_equal(message_builder_set_member(builder, "BecomeMonitor"), 0);
+        assert_int_equal(message_builder_open(builder, 'a', "s"), 0);
+        assert_int_equal(message_builder_close(builder), 0);
+        assert_int_equal(message_builder_append_basic(builder, 'u', &flags), 0);
+        assert_int_equal(message_builder_finish(builder, &become), 0);
+        client_send(&h, &monitor, become, NULL, 0);
+        reply = client_wait_reply(&h, &monitor, 50);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
+        n_seen = 0;
+
+        client_call(&h, &a, b.unique_name, "/", "org.example.M", "Call", "");
+        assert_int_equal(count("Call", MEDIATE_ROUTE_UNICAST, peer_of(&h, &b)), 1);
+        assert_int_equal(count("Call", MEDIATE_ROUTE_MONITOR, peer_of(&h, &monitor)), 1);
+
+        deny_member = "Forbidden";
+        serial = client_call(&h, &a, b.unique_name, "/", "org.example.M", "Forbidden", "");
+        error = client_wait_reply(&h, &a, serial);
+        assert_non_null(error);
+        assert_int_equal(count("Forbidden", MEDIATE_ROUTE_MONITOR, peer_of(&h, &monitor)), 0);
+        /* The seam refuses the monitor's copy of Hidden only: b still gets it. */
+        deny_member = NULL;
+        deny_monitor_member = "Hidden";
+        client_call(&h, &a, b.unique_name, "/", "org.example.M", "Hidden", "");
+        deny_monitor_member = NULL;
+        while ((copy = client_recv(&h, &monitor))) {
+                const char *member = message_get_member(copy);
+
+                saw_call |= member && strcmp(member, "Call") == 0;
+                saw_forbidden |= member && strcmp(member, "Forbidden") == 0;
+                saw_hidden |= member && strcmp(member, "Hidden") == 0;
+                message_unref(copy);
+        }
+        assert_true(saw_call);
+        assert_false(saw_forbidden);
+        assert_false(saw_hidden);
+        while ((hidden = client_recv(&h, &b)) && strcmp(message_get_member(hidden) ?: "", "Hidden") != 0)
+                hidden = message_unref(hidden);
+        assert_non_null(hidden);
+        client_close(&a);
+        client_close(&b);
+        client_close(&monitor);
+        harness_stop(&h);
+}
+
 static void test_own_and_connect_seams(void **state) {
         Harness h;
         Client a, b;
@@ -215,6 +287,7 @@ int main(void) {
                 cmocka_unit_test(test_routes),
                 cmocka_unit_test(test_denial_reaches_sender),
                 cmocka_unit_test(test_own_and_connect_seams),
+                cmocka_unit_test(test_monitor_route),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,7 @@
 /*
  * Dev: Open is uncovered (open), Secret needs the token. Locked: every
  * property needs it (the interface default). Other: not in the manifest.
+ * Sig: Call open, signal Alarm needs the token, Tick open.
  */
 static const char manifest[] =
         "<aegis><provide><credential name=\"Secret\"/>"
@@ -48,6 +49,11 @@ static const char manifest[] =
         "<property name=\"Hidden\" access=\"read\"/></interface>"
         "<interface name=\"" OBJECT_MANAGER "\"><method name=\"GetManagedObjects\">"
         "<annotation name=\"com.maemo.Aegis\" value=\"\"/></method></interface>"
+        "<interface name=\"org.mssf.Test.Sig\"><method name=\"Call\">"
+        "<annotation name=\"com.maemo.Aegis\" value=\"\"/></method>"
+        "<signal name=\"Alarm\"><annotation name=\"com.maemo.Aegis\" value=\"Secret\"/></signal>"
+        "<signal name=\"Tick\"><annotation name=\"com.maemo.Aegis\" value=\"\"/></signal>"
+        "</interface>"
         "</node></dbus></provide></aegis>";
 
 static const char *mssf_policy;
@@ -432,15 +438,53 @@ static void test_eavesdropper_filtered(void **state) {
         client_close(&spy);
 }
 
-/* A monitor sees what the bus routes: the service's original signal. */
-static void test_monitor_sees_original(void **state) {
-        Fixture *f = *state;
+static void emit_interfaces_removed(Fixture *f, const char *interfaces[]) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        _cleanup_(message_unrefp) Message *become = NULL, *reply = NULL, *copy = NULL, *none = NULL;
-        uint32_t flags = 0;
-        Client monitor;
+        _cleanup_(message_unrefp) Message *m = NULL;
 
-        client_connect(&f->h, &monitor, false, true);
+        assert_int_equal(message_new_signal(NULL, "/", OBJECT_MANAGER, "InterfacesRemoved", &b), 0);
+        assert_int_equal(message_builder_append_basic(b, 'o', PATH), 0);
+        assert_int_equal(message_builder_open(b, 'a', "s"), 0);
+        for (size_t i = 0; interfaces[i]; i++)
+                assert_int_equal(message_builder_append_basic(b, 's', interfaces[i]), 0);
+        assert_int_equal(message_builder_close(b), 0);
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        client_send(&f->h, &f->service, m, NULL, 0);
+}
+
+/* InterfacesRemoved loses the protected Locked for the app; with nothing left, no signal. */
+static void test_interfaces_removed_filtered(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *some = NULL, *none = NULL;
+        const char *both[] = { DEV, LOCKED, NULL }, *locked[] = { LOCKED, NULL };
+        const char *path, *name;
+        MessageReader r;
+        char type;
+
+        client_add_match(&f->h, &f->app, "type='signal',interface='" OBJECT_MANAGER "'");
+        emit_interfaces_removed(f, both);
+        some = recv_not_driver(&f->h, &f->app);
+        assert_non_null(some);
+        assert_string_equal(message_get_member(some), "InterfacesRemoved");
+        message_reader_init(&r, some);
+        assert_int_equal(message_reader_read_basic(&r, 'o', &path), 0);
+        assert_string_equal(path, PATH);
+        assert_int_equal(message_reader_enter(&r, 'a', "s"), 0);
+        assert_int_equal(message_reader_read_basic(&r, 's', &name), 0);
+        assert_string_equal(name, DEV);
+        assert_int_equal(message_reader_peek(&r, &type), 0);
+        emit_interfaces_removed(f, locked);
+        none = recv_not_driver(&f->h, &f->app);
+        assert_null(none);
+}
+
+/* BecomeMonitor with one rule (serial 50); its reply eaten. */
+static void become_monitor(Harness *h, Client *monitor, const char *rule) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *become = NULL, *reply = NULL;
+        uint32_t flags = 0;
+
+        client_connect(h, monitor, false, true);
         assert_int_equal(message_builder_new(MESSAGE_METHOD_CALL, &b), 0);
         assert_int_equal(message_builder_set_serial(b, 50), 0);
         assert_int_equal(message_builder_set_destination(b, "org.freedesktop.DBus"), 0);
@@ -448,22 +492,180 @@ static void test_monitor_sees_original(void **state) {
         assert_int_equal(message_builder_set_interface(b, "org.freedesktop.DBus.Monitoring"), 0);
         assert_int_equal(message_builder_set_member(b, "BecomeMonitor"), 0);
         assert_int_equal(message_builder_open(b, 'a', "s"), 0);
-        assert_int_equal(message_builder_append_basic(b, 's', "type='signal',member='PropertiesChanged'"), 0);
+        assert_int_equal(message_builder_append_basic(b, 's', rule), 0);
         assert_int_equal(message_builder_close(b), 0);
         assert_int_equal(message_builder_append_basic(b, 'u', &flags), 0);
         assert_int_equal(message_builder_finish(b, &become), 0);
-        client_send(&f->h, &monitor, become, NULL, 0);
-        reply = client_wait_reply(&f->h, &monitor, 50);
+        client_send(h, monitor, become, NULL, 0);
+        reply = client_wait_reply(h, monitor, 50);
         assert_non_null(reply);
         assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
+}
 
+/* The next message for c whose member (or, for a reply, reply serial) is as given; NULL if none. */
+static Message *recv_member(Harness *h, Client *c, const char *member) {
+        for (;;) {
+                Message *m = client_recv(h, c);
+                const char *mm;
+
+                if (!m)
+                        return NULL;
+                mm = message_get_member(m);
+                if (mm && strcmp(mm, member) == 0)
+                        return m;
+                message_unref(m);
+        }
+}
+
+/*
+ * A monitor gets what it could have received as the recipient: the
+ * service's PropertiesChanged with the protected property removed, none
+ * at all when nothing is left.
+ */
+static void test_monitor_filtered(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *copy = NULL, *none = NULL, *app_none = NULL;
+        Client monitor;
+
+        become_monitor(&f->h, &monitor, "type='signal',member='PropertiesChanged'");
         client_add_match(&f->h, &f->app, "type='signal',interface='" PROPERTIES "'");
-        emit_properties_changed(f, NULL, "Secret", "");
+        emit_properties_changed(f, NULL, "Open,Secret", "Secret");
         copy = recv_not_driver(&f->h, &monitor);
-        assert_changed(copy, "Secret|");
-        none = recv_not_driver(&f->h, &f->app);
+        assert_changed(copy, "Open|");
+        emit_properties_changed(f, NULL, "Secret", "");
+        none = recv_not_driver(&f->h, &monitor);
         assert_null(none);
+        message_unref(recv_not_driver(&f->h, &f->app));
+        app_none = recv_not_driver(&f->h, &f->app);
+        assert_null(app_none);
         client_close(&monitor);
+}
+
+/* A monitor sees a GetAll reply filtered for its own label, as an eavesdropper does. */
+static void test_monitor_reply_filtered(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *reply = NULL, *copy = NULL;
+        Client monitor;
+
+        become_monitor(&f->h, &monitor, "type='method_return'");
+        reply = get_all(f, &f->service, NAME, DEV, "Open,Secret");
+        assert_keys(reply, "Open");
+        copy = recv_not_driver(&f->h, &monitor);
+        while (copy && message_get_sender(copy) && strcmp(message_get_sender(copy), "org.freedesktop.DBus") == 0)
+                copy = (message_unref(copy), recv_not_driver(&f->h, &monitor));
+        assert_keys(copy, "Open");
+        client_close(&monitor);
+}
+
+static void emit_signal(Fixture *f, const char *member) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *m = NULL;
+
+        assert_int_equal(message_new_signal(NULL, PATH, "org.mssf.Test.Sig", member, &b), 0);
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        client_send(&f->h, &f->service, m, NULL, 0);
+}
+
+/*
+ * Signal tokens: without Smack nobody holds Secret, so the monitor (and
+ * an eavesdropper) never see Alarm; the open Tick they see.
+ */
+static void test_observers_need_signal_tokens(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *tick = NULL, *spy_tick = NULL;
+        Client monitor, spy;
+
+        become_monitor(&f->h, &monitor, "type='signal',interface='org.mssf.Test.Sig'");
+        client_connect(&f->h, &spy, false, true);
+        client_add_match(&f->h, &spy, "eavesdrop='true',type='signal',interface='org.mssf.Test.Sig'");
+        emit_signal(f, "Alarm");
+        emit_signal(f, "Tick");
+        tick = recv_not_driver(&f->h, &monitor);
+        assert_non_null(tick);
+        assert_string_equal(message_get_member(tick), "Tick");
+        spy_tick = recv_not_driver(&f->h, &spy);
+        assert_non_null(spy_tick);
+        assert_string_equal(message_get_member(spy_tick), "Tick");
+        client_close(&monitor);
+        client_close(&spy);
+}
+
+/*
+ * Denied messages are copied to no one: a call the manifest does not
+ * declare reaches neither the service nor the monitor nor an
+ * eavesdropper; the caller's AccessDenied (from the bus) the monitor sees.
+ */
+static void test_denied_not_observed(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *error = NULL, *seen = NULL, *spied = NULL, *none = NULL,
+                                          *allowed = NULL, *call = NULL;
+        Client monitor, spy;
+        uint32_t serial;
+
+        become_monitor(&f->h, &monitor, "type='method_call',interface='org.mssf.Test.Sig'");
+        client_connect(&f->h, &spy, false, true);
+        client_add_match(&f->h, &spy, "eavesdrop='true',type='method_call',interface='org.mssf.Test.Sig'");
+        serial = client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Undeclared", "");
+        error = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(error);
+        assert_string_equal(message_get_error_name(error), "org.freedesktop.DBus.Error.AccessDenied");
+        seen = recv_member(&f->h, &monitor, "Undeclared");
+        assert_null(seen);
+        spied = recv_member(&f->h, &spy, "Undeclared");
+        assert_null(spied);
+        none = recv_not_driver(&f->h, &f->service);
+        assert_null(none);
+
+        /* The declared Call passes, and both observers see it. */
+        client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Call", "");
+        call = recv_not_driver(&f->h, &f->service);
+        assert_non_null(call);
+        allowed = recv_member(&f->h, &monitor, "Call");
+        assert_non_null(allowed);
+        message_unref(allowed);
+        allowed = recv_member(&f->h, &spy, "Call");
+        assert_non_null(allowed);
+        client_close(&monitor);
+        client_close(&spy);
+}
+
+/*
+ * A GetAll forwarded while the callee held no declared name: its reply is
+ * filtered all the same once the callee has acquired one (decided when the
+ * reply arrives), whether it owns the name or waits in its queue.
+ */
+static void test_reply_filtered_by_late_name(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *call = NULL, *reply = NULL, *call2 = NULL, *reply2 = NULL;
+        Client late;
+        Peer *peer;
+        NameChange change;
+        uint32_t serial, result;
+
+        client_connect(&f->h, &late, false, true);
+        serial = client_call(&f->h, &f->app, late.unique_name, PATH, PROPERTIES, "GetAll", "s", DEV);
+        call = recv_not_driver(&f->h, &late);
+        assert_non_null(call);
+        /* Meanwhile late queues for the declared name (the service owns it). */
+        peer = bus_lookup_peer(f->h.bus, late.unique_name);
+        assert_int_equal(names_request(f->h.bus->names, &peer->names, NAME, 0, 16, &change, &result), 0);
+        assert_int_equal(result, 2);
+        security_peer_names_changed(&peer->security);
+        reply_properties(&f->h, &late, call, "Open,Secret");
+        reply = client_wait_reply(&f->h, &f->app, serial);
+        assert_keys(reply, "Open");
+
+        /* Without any declared name by reply time, the reply passes as sent. */
+        client_close(&late);
+        harness_pump(&f->h);
+        client_connect(&f->h, &late, false, true);
+        serial = client_call(&f->h, &f->app, late.unique_name, PATH, PROPERTIES, "GetAll", "s", DEV);
+        call2 = recv_not_driver(&f->h, &late);
+        assert_non_null(call2);
+        reply_properties(&f->h, &late, call2, "Open,Secret");
+        reply2 = client_wait_reply(&f->h, &f->app, serial);
+        assert_keys(reply2, "Open,Secret");
+        client_close(&late);
 }
 
 int main(int argc, char **argv) {
@@ -475,7 +677,12 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_properties_changed_filtered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_get_managed_objects_filtered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_eavesdropper_filtered, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_monitor_sees_original, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_interfaces_removed_filtered, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_monitor_filtered, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_monitor_reply_filtered, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_observers_need_signal_tokens, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_denied_not_observed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reply_filtered_by_late_name, setup, teardown),
         };
         int failed;
 

@@ -170,6 +170,16 @@ static void test_names_follow_registry(void **state) {
         security_peer_names_changed(&q);
         assert_int_equal(security_check_message(s, &a, &b, m, SECURITY_ROUTE_UNICAST, &v), 0);
         assert_int_equal(security_check_message(s, &a, &q, m, SECURITY_ROUTE_UNICAST, &v), 0);
+        /* The accessor brings the names up to date itself. */
+        const char *const *names;
+        size_t n_names;
+        assert_int_equal(names_release(reg, &queued, "org.x", &change, &reply), 0);
+        security_peer_names_changed(&q);
+        assert_int_equal(security_peer_get_names(&q, &names, &n_names), 0);
+        assert_int_equal(n_names, 0);
+        assert_int_equal(security_peer_get_names(&b, &names, &n_names), 0);
+        assert_int_equal(n_names, 1);
+        assert_string_equal(names[0], "org.x");
         security_peer_deinit(&a);
         security_peer_deinit(&b);
         security_peer_deinit(&q);
