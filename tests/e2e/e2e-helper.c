@@ -17,7 +17,9 @@
  *       Mode VALUE" once Mode changed. Objects:
  *         /org/mssf/E2E  org.mssf.E2E: Open, Guarded, Twin, Undeclared -> s;
  *           Slow(s flag) -> s once the file FLAG exists; Emit(s kind, s dest),
- *           kind broadcast | unicast (to dest) | props | added | done;
+ *           kind broadcast | unicast (to dest) | props | added | done |
+ *           removed (InterfacesRemoved of /org/mssf/E2E/Child: org.mssf.E2E.Child
+ *           and org.mssf.E2E.Vault) | removed-vault (only org.mssf.E2E.Vault);
  *           signals Secret(s), Public(s); properties Level u, Mode s
  *           (writable), Name s; org.mssf.E2E.Admin: Twin -> s "twin-admin"
  *           (a call without interface gets this one)
@@ -39,10 +41,14 @@
  *       its call SERIAL, which was never made to this connection
  *   e2e-helper fire-and-leave DEST PATH IFACE MEMBER   send, disconnect at once
  *   e2e-helper monitor SECONDS   BecomeMonitor: "monitor ok" or the error,
- *       then "saw TYPE MEMBER" per message
- *   e2e-helper eavesdrop SECONDS   AddMatch(eavesdrop=true) for calls:
- *       "match ok" or the error, "ready UNIQUE", "saw MEMBER to DEST" for
- *       each call to someone else
+ *       then "saw TYPE MEMBER from SENDER: ARGS" per message (TYPE call,
+ *       return, error, signal; MEMBER "-" for a reply, the error name for
+ *       an error)
+ *   e2e-helper eavesdrop SECONDS [RULE...]   AddMatch of each RULE (default
+ *       eavesdrop=true,type='method_call'): "match ok" or the error, "ready
+ *       UNIQUE", then "saw MEMBER to DEST" for each call to someone else and
+ *       "saw TYPE MEMBER from SENDER to DEST: ARGS" for every other message
+ *       not addressed to it or from the bus (DEST * for a broadcast)
  *   e2e-helper own NAME   RequestName(NAME, DO_NOT_QUEUE): "reply N" or the error
  */
 #include <dbus/dbus.h>
@@ -58,6 +64,7 @@
 #define E2E_CHILD "/org/mssf/E2E/Child"
 #define E2E_IFACE "org.mssf.E2E"
 #define E2E_CHILD_IFACE "org.mssf.E2E.Child"
+#define E2E_VAULT_IFACE "org.mssf.E2E.Vault"
 #define PROPS "org.freedesktop.DBus.Properties"
 #define OM "org.freedesktop.DBus.ObjectManager"
 #define TIMEOUT_MS 10000
@@ -327,6 +334,20 @@ static DBusMessage *emit(DBusMessage *call, const char *kind, const char *dest) 
                 dbus_message_iter_init_append(m, &iter);
                 dbus_message_iter_append_basic(&iter, DBUS_TYPE_OBJECT_PATH, &path);
                 append_interfaces(&iter, E2E_CHILD, E2E_CHILD_IFACE);
+                dbus_connection_send(bus, m, NULL);
+                dbus_message_unref(m);
+        } else if (strcmp(kind, "removed") == 0 || strcmp(kind, "removed-vault") == 0) {
+                DBusMessage *m = dbus_message_new_signal("/", OM, "InterfacesRemoved");
+                DBusMessageIter iter, names;
+                const char *path = E2E_CHILD, *child = E2E_CHILD_IFACE, *vault = E2E_VAULT_IFACE;
+
+                dbus_message_iter_init_append(m, &iter);
+                dbus_message_iter_append_basic(&iter, DBUS_TYPE_OBJECT_PATH, &path);
+                dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "s", &names);
+                if (strcmp(kind, "removed") == 0)
+                        dbus_message_iter_append_basic(&names, DBUS_TYPE_STRING, &child);
+                dbus_message_iter_append_basic(&names, DBUS_TYPE_STRING, &vault);
+                dbus_message_iter_close_container(&iter, &names);
                 dbus_connection_send(bus, m, NULL);
                 dbus_message_unref(m);
         } else if (strcmp(kind, "done") == 0) {
@@ -642,6 +663,29 @@ static int cmd_fire_and_leave(int argc, char **argv) {
         return 0;
 }
 
+/* describe_args() on one line, at most 300 characters (introspection XML is long). */
+static void describe_short(DBusMessage *m, char *buf, size_t size) {
+        describe_args(m, buf, size);
+        for (char *p = buf; *p; p++)
+                if (*p == '\n')
+                        *p = ' ';
+        if (strlen(buf) > 300)
+                strcpy(buf + 297, "...");
+}
+
+static const char *type_word(DBusMessage *m) {
+        static const char *const types[] = { "?", "call", "return", "error", "signal" };
+        int type = dbus_message_get_type(m);
+
+        return types[type >= 0 && type <= 4 ? type : 0];
+}
+
+static const char *member_word(DBusMessage *m) {
+        if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_ERROR && dbus_message_get_error_name(m))
+                return dbus_message_get_error_name(m);
+        return dbus_message_get_member(m) ? dbus_message_get_member(m) : "-";
+}
+
 static int cmd_monitor(int argc, char **argv) {
         double end = now() + (argc > 0 ? atof(argv[0]) : 5);
         DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -666,11 +710,11 @@ static int cmd_monitor(int argc, char **argv) {
         say("monitor ok");
         while (now() < end && dbus_connection_read_write(bus, 50)) {
                 while ((m = dbus_connection_pop_message(bus))) {
-                        static const char *const types[] = { "?", "call", "return", "error", "signal" };
-                        int type = dbus_message_get_type(m);
+                        char args[2048];
 
-                        say("saw %s %s", types[type >= 0 && type <= 4 ? type : 0],
-                            dbus_message_get_member(m) ? dbus_message_get_member(m) : "-");
+                        describe_short(m, args, sizeof(args));
+                        say("saw %s %s from %s: %s", type_word(m), member_word(m),
+                            dbus_message_get_sender(m) ? dbus_message_get_sender(m) : "-", args);
                         dbus_message_unref(m);
                 }
         }
@@ -683,8 +727,11 @@ static int cmd_eavesdrop(int argc, char **argv) {
         const char *me;
 
         bus = connect_bus();
-        if (!add_match("eavesdrop=true,type='method_call'"))
+        if (argc < 2 && !add_match("eavesdrop=true,type='method_call'"))
                 return 0;
+        for (int i = 1; i < argc; i++)
+                if (!add_match(argv[i]))
+                        return 0;
         say("match ok");
         me = dbus_bus_get_unique_name(bus);
         say("ready %s", me);
@@ -693,10 +740,19 @@ static int cmd_eavesdrop(int argc, char **argv) {
 
                 while ((m = dbus_connection_pop_message(bus))) {
                         const char *dest = dbus_message_get_destination(m);
+                        const char *sender = dbus_message_get_sender(m);
+                        char args[2048];
 
                         if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_CALL && dest &&
                             strcmp(dest, me) != 0 && strcmp(dest, "org.freedesktop.DBus") != 0)
                                 say("saw %s to %s", dbus_message_get_member(m), dest);
+                        else if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL &&
+                                 (!dest || strcmp(dest, me) != 0) &&
+                                 (!sender || strcmp(sender, "org.freedesktop.DBus") != 0)) {
+                                describe_short(m, args, sizeof(args));
+                                say("saw %s %s from %s to %s: %s", type_word(m), member_word(m),
+                                    sender ? sender : "-", dest ? dest : "*", args);
+                        }
                         dbus_message_unref(m);
                 }
         }

@@ -14,7 +14,8 @@
 # e2e-holder (every token, origin system), e2e-other (no token, but Smack
 # rules to reach both services, so the token check is what refuses it),
 # e2e-stranger (no token and no rule to the services), e2e-monitor (a
-# monitor label in the device policy). Every one may talk to the bus.
+# monitor label in the device policy, which every app and service but
+# e2e-stranger may write to). Every one may talk to the bus.
 set -u
 broker=$1
 policy_tool=$2
@@ -26,6 +27,13 @@ failures=0
 pids=""
 
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
+# The guest's SSE anomaly (tests/uml/README.md) garbles copies into fresh
+# heap pages, the shell's own too (a large $(cat FILE) comes back cut
+# short): run the test shell itself with pre-touched pages, as tests/boot
+# and the demo do.
+if [ -z "${MALLOC_PERTURB_:-}" ]; then
+    MALLOC_PERTURB_=165 exec /bin/sh "$0" "$@"
+fi
 [ -w /sys/fs/smackfs/load2 ] || { echo "smackfs not mounted"; exit 1; }
 
 ok() { echo "ok - $*"; }
@@ -117,6 +125,8 @@ e2e_setup() {
     export MSSF_DEVICE_POLICY=$src/device-policy.conf MSSF_LOCK_FILE=$t/lock
     export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$t/system_bus_socket
     unset DBUS_SESSION_BUS_ADDRESS DBUS_STARTER_ADDRESS DBUS_STARTER_BUS_TYPE
+    # Inherited by the bus and every client (see the re-exec above).
+    export MALLOC_PERTURB_
 
     # Everyone talks to the bus, and the bus to everyone (a Unix stream
     # connect needs "w" both ways).
@@ -125,11 +135,16 @@ e2e_setup() {
         load_rule System "$label" w
     done
     # The device maker's file: e2e-other may reach both services (and be
-    # answered), so what refuses it is the token check. mssf-policy reads
-    # this file and never writes it.
+    # answered), so what refuses it is the token check; the apps and the
+    # services may write to e2e-monitor, the device's monitor label (a
+    # monitor sees only what it could receive, so its maker grants it reach
+    # deliberately; e2e-stranger gets none). mssf-policy reads this file and
+    # never writes it.
     mkdir -p "$t/accesses.d"
     printf '%s\n' "e2e-other e2e-svc w" "e2e-svc e2e-other w" \
-        "e2e-other e2e-act w" "e2e-act e2e-other w" > "$t/accesses.d/device-e2e"
+        "e2e-other e2e-act w" "e2e-act e2e-other w" \
+        "e2e-svc e2e-monitor w" "e2e-act e2e-monitor w" \
+        "e2e-holder e2e-monitor w" "e2e-other e2e-monitor w" > "$t/accesses.d/device-e2e"
     while read -r s o a; do load_rule "$s" "$o" "$a"; done < "$t/accesses.d/device-e2e"
 
     for package in e2e-svc e2e-act e2e-holder; do

@@ -9,12 +9,19 @@
 # and org.mssf.E2E.Undeclared is not declared. e2e-svc.xml opens
 # org.freedesktop.DBus.Introspectable at /org/mssf/E2E with an
 # interface-level value="" (as timed and usb-moded do): that default must
-# not open every interface-less call at the path.
+# not open every interface-less call at the path. Since 5ca51a0 a call
+# without interface is covered only by explicit method declarations: the
+# manifest declares Level as a property, not a method "Get", so an
+# interface-less Get is not declared for anyone, the holder included
+# (every client library names org.freedesktop.DBus.Properties anyway).
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 
 out=$(client e2e-holder call org.mssf.E2E /org/mssf/E2E - Get org.mssf.E2E Level)
-check "the holder: Get(org.mssf.E2E, Level) without interface is answered" "reply 7" "$out"
+has "the holder: Get(org.mssf.E2E, Level) without interface: AccessDenied (not declared)" \
+    '^error org\.freedesktop\.DBus\.Error\.AccessDenied.*not declare' "$out"
+out=$(client e2e-holder call org.mssf.E2E /org/mssf/E2E org.freedesktop.DBus.Properties Get org.mssf.E2E Level)
+check "... with its interface it is answered" "reply 7" "$out"
 out=$(client e2e-other call org.mssf.E2E /org/mssf/E2E - Get org.mssf.E2E Level)
 has "e2e-other: Get(org.mssf.E2E, Level) without interface: AccessDenied" \
     '^error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
@@ -33,6 +40,10 @@ has "e2e-other: GetManagedObjects without interface (open) is answered" '^reply 
 lacks "... without Level or Hidden" 'Level|Hidden' "$out"
 echo "# mssf-policy explain, no interface, member Get:" \
     "$("$policy_tool" explain --label e2e-other --dest org.mssf.E2E --path /org/mssf/E2E --member Get | tr '\n' ' ')"
-check "the service never read Level for e2e-other" 1 "$(grep -c '^GET org.mssf.E2E Level' "$t/svc.out")"
+check "the service read Level once, for the holder's Properties.Get" 1 \
+    "$(grep -c '^GET org.mssf.E2E Level' "$t/svc.out")"
+check "no Set reached the service" 0 "$(grep -c '^SETTING' "$t/svc.out")"
+lacks "no interface-less Get, Set or Undeclared reached the service" '^CALL -\.(Get|Set|Undeclared) ' \
+    "$(cat "$t/svc.out")"
 
 e2e_finish

@@ -4,7 +4,9 @@
 # Level (/org/mssf/E2E) and Hidden (/org/mssf/E2E/Child) need e2e-svc::Read
 # to be read: the holder sees them in GetAll, GetAll(""), GetManagedObjects,
 # PropertiesChanged and InterfacesAdded; e2e-other gets the same replies
-# and signals with them removed and the open properties kept.
+# and signals with them removed and the open properties kept. The
+# interface org.mssf.E2E.Vault is protected as a whole (its default needs
+# Read): InterfacesRemoved names it only to the holder.
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 
@@ -39,7 +41,7 @@ bg e2e-holder "$t/holder.out" "$e2e" listen 20
 bg e2e-other "$t/other.out" "$e2e" listen 20
 wait_for "$t/holder.out" '^ready' 15 && wait_for "$t/other.out" '^ready' 15 ||
     not_ok "the listeners did not start"
-for kind in props added done; do
+for kind in props added removed removed-vault done; do
     check "Emit $kind" "()" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'$kind'" "''")"
 done
 wait_for "$t/holder.out" '^end' 15
@@ -54,6 +56,13 @@ has "InterfacesAdded to the holder carries Hidden" \
     '^signal InterfacesAdded /org/mssf/E2E/Child \{org.mssf.E2E.Child:\{Hidden:42,Plain:plain\}\} to \*$' "$holder"
 has "InterfacesAdded to e2e-other without Hidden" \
     '^signal InterfacesAdded /org/mssf/E2E/Child \{org.mssf.E2E.Child:\{Plain:plain\}\} to \*$' "$other"
-lacks "e2e-other never received Level or Hidden" 'Level|Hidden' "$other"
+has "InterfacesRemoved to the holder names Child and the protected Vault" \
+    '^signal InterfacesRemoved /org/mssf/E2E/Child \[org.mssf.E2E.Child,org.mssf.E2E.Vault\] to \*$' "$holder"
+has "InterfacesRemoved to e2e-other without Vault" \
+    '^signal InterfacesRemoved /org/mssf/E2E/Child \[org.mssf.E2E.Child\] to \*$' "$other"
+has "InterfacesRemoved of Vault alone reaches the holder" \
+    '^signal InterfacesRemoved /org/mssf/E2E/Child \[org.mssf.E2E.Vault\] to \*$' "$holder"
+lacks "... and not e2e-other (nothing left)" 'InterfacesRemoved /org/mssf/E2E/Child \[org.mssf.E2E.Vault\]' "$other"
+lacks "e2e-other never received Level, Hidden or Vault" 'Level|Hidden|Vault' "$other"
 
 e2e_finish
