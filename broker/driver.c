@@ -182,6 +182,17 @@ static int driver_register(Bus *bus, Peer *peer) {
         return 0;
 }
 
+/* libdbus's stock answer, word for word, as dispatch.c gives it after Hello. */
+static int driver_hello_call_without_destination(Bus *bus, Peer *peer, Message *m) {
+        const char *interface = message_get_interface(m);
+        const char *signature = message_get_signature(m);
+
+        return bus_reply_error(bus, peer, m, BUS_ERROR_UNKNOWN_METHOD,
+                               "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
+                               message_get_member(m) ?: "", signature ? signature : "",
+                               interface ? interface : "(null)");
+}
+
 int driver_hello(Bus *bus, Peer *peer, Message *m) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         MediateVerdict verdict;
@@ -190,11 +201,23 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
         int r;
 
         if (!driver_is_hello(m)) {
-                /* As dbus-daemon: refused, and the client may still say Hello. */
-                if (message_get_type(m) == MESSAGE_METHOD_CALL)
-                        return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
-                                               "Client tried to send a message other than Hello without being registered");
-                return 0;
+                const char *destination = message_get_destination(m);
+
+                /*
+                 * As dbus-daemon 1.14 (measured): a message for anybody but the
+                 * driver, or a broadcast signal, disconnects; a call or a
+                 * signal to the driver is refused (bus_reply_error(): unless
+                 * NO_REPLY_EXPECTED), a call without destination answered
+                 * UnknownMethod (as after Hello), and the client may still
+                 * say Hello; a reply or error is ignored.
+                 */
+                if (destination ? strcmp(destination, BUS_DRIVER_NAME) != 0 :
+                                  message_get_type(m) == MESSAGE_SIGNAL)
+                        return CONNECTION_E_CLOSED;
+                if (!destination)
+                        return driver_hello_call_without_destination(bus, peer, m);
+                return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
+                                       "Client tried to send a message other than Hello without being registered");
         }
         r = driver_check_connection_limits(bus, peer, &error);
         if (r == 0 && mediate_connect(peer, &verdict) != 0)

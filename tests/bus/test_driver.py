@@ -477,3 +477,33 @@ def test_optional_interfaces_only_at_canonical_path(bus):
                                'a{ss}', [{}])) == \
             'org.freedesktop.DBus.Error.AccessDenied', path
         assert ok(a.call(BUS, path, BUS, 'GetId'))
+
+
+def test_message_for_others_before_hello_disconnects(bus):
+    # dbus-daemon: before Hello, only the driver may be addressed, and a
+    # broadcast signal is not allowed either.
+    b = bus.raw()
+    sends = (
+        lambda c: c.send_call(b.unique_name, '/p', 'org.mssf.I', 'Early'),
+        lambda c: c.signal('/p', 'org.mssf.I', 'Early'),
+        lambda c: c.signal('/p', 'org.mssf.I', 'Early', dest=b.unique_name),
+    )
+    for send in sends:
+        c = bus.raw(connect=False, timeout=3)
+        c.authenticate()
+        send(c)
+        assert c.wait_closed(3), 'kept a client that skipped Hello'
+    b.expect_nothing(lambda m: m.member == 'Early', 0.2)
+    # A signal to the driver is refused, a call without destination is
+    # an unknown method (as after Hello); Hello still works after either.
+    for send, error in (
+            (lambda c: c.signal('/p', 'org.mssf.I', 'Early', dest=BUS),
+             'org.freedesktop.DBus.Error.AccessDenied'),
+            (lambda c: c.send_call(None, '/p', 'org.mssf.I', 'Early'),
+             'org.freedesktop.DBus.Error.UnknownMethod')):
+        c = bus.raw(connect=False)
+        c.authenticate()
+        serial = send(c)
+        assert error_of(c.wait_for(lambda m: m.reply_serial == serial)) == \
+            error
+        assert ok(c.bus_call('Hello'))[0].startswith(':')
