@@ -81,6 +81,12 @@ static int bus_pre(Loop *loop, void *userdata) {
         return 0;
 }
 
+static int bus_on_config_changed(void *userdata) {
+        Bus *bus = userdata;
+
+        return bus->reload ? bus->reload(bus) : 0;
+}
+
 int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         _cleanup_(bus_freep) Bus *bus = NULL;
         int r;
@@ -114,6 +120,7 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         if (r < 0)
                 return r;
         notify_init(&bus->notify, loop, bus_count, bus);
+        config_watch_init(&bus->config_watch, loop, bus_on_config_changed, bus);
         loop_set_post(loop, bus_post, bus);
         loop_set_pre(loop, bus_pre, bus);
         *ret = TAKE_PTR(bus);
@@ -149,6 +156,7 @@ Bus *bus_free(Bus *bus) {
         loop_timer_disarm(bus->loop, &bus->reply_timer);
         loop_timer_disarm(bus->loop, &bus->resume_timer);
         notify_deinit(&bus->notify);
+        config_watch_deinit(&bus->config_watch);
         bus_free_listen_bound(bus);
         reply_registry_free(bus->replies);
         match_registry_free(bus->matches);
@@ -263,7 +271,18 @@ int bus_reload(Bus *bus, BusConfig *config) {
         bus_set_config(bus, config);
         /* A table that does not load keeps the previous one (logged). */
         (void) bus_activation_reload(bus);
+        if (bus->watching_config)
+                (void) config_watch_set(&bus->config_watch, bus->config);
+        /* As dbus-daemon: after every reload, whatever changed. */
+        r = bus_emit_activatable_services_changed(bus);
+        if (r < 0)
+                log_warning_errno(r, "Failed to announce ActivatableServicesChanged");
         return 0;
+}
+
+void bus_watch_config(Bus *bus) {
+        bus->watching_config = true;
+        (void) config_watch_set(&bus->config_watch, bus->config);
 }
 
 static int bus_on_accept(Listener *listener, int fd, void *userdata) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "activate.h"
+#include "config-watch.h"
 #include "connection.h"
 #include "creds.h"
 #include "ilist.h"
@@ -35,7 +36,7 @@ typedef struct Peer {
         uint64_t id;
         Connection connection;
         LoopSource source;
-        LoopTimer auth_timer;           /* until Hello */
+        LoopTimer auth_timer;           /* auth_timeout until Hello; pending_fd_timeout after it */
         Creds creds;
         char unique_name[BUS_UNIQUE_NAME_MAX];  /* empty until Hello */
         bool registered;                /* Hello done */
@@ -93,6 +94,8 @@ struct Bus {
         BusActivation activation;       /* activate.c: pending starts, children, systemd */
         int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
         Notify notify;                  /* sd_notify: READY, RELOADING, STATUS */
+        ConfigWatch config_watch;       /* reload on change, once bus_watch_config() armed it */
+        bool watching_config;
 };
 
 int bus_new(Loop *loop, BusConfig *config, Bus **ret);
@@ -111,6 +114,13 @@ int bus_setup_security(Bus *bus, const char *policy_path);
  * are logged once and apply at the next start.
  */
 int bus_reload(Bus *bus, BusConfig *config);
+/*
+ * From now on, a change in a directory the configuration names
+ * (<includedir>s, service directories) reloads
+ * as SIGHUP does (bus->reload), as with dbus-daemon; each reload watches
+ * what its configuration names. Logs its own failures.
+ */
+void bus_watch_config(Bus *bus);
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);
 
@@ -128,13 +138,15 @@ int bus_broadcast_from_driver(Bus *bus, Message *m);
  * it for flushing; positive CONNECTION_E_* on refusal.
  */
 int bus_queue(Peer *peer, Message *m, Peer *sender);
-/* Copies m to every monitor whose rules match. */
+/* Copies m to every monitor whose rules match and whose label could have received it. */
 void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
 /* An error reply from the driver to call, unless the caller expects none. */
 int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
         _printf_(5, 6);
 /* NameOwnerChanged/NameLost/NameAcquired for a change. */
 int bus_emit_name_change(Bus *bus, const NameChange *change);
+/* ActivatableServicesChanged, to every peer that matches it (driver.c). */
+int bus_emit_activatable_services_changed(Bus *bus);
 /* (Re)arm the reply timeout timer. */
 int bus_arm_reply_timer(Bus *bus);
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata);

@@ -198,14 +198,16 @@ static int driver_method_get_selinux(Bus *bus, Peer *peer, Message *m, DriverErr
  * read-only "as". Features lists what dbus-daemon 1.14 lists in the same
  * situation and this bus does too: HeaderFiltering (message_stamp_sender()
  * drops header fields the specification does not define from everything
- * routed), SystemdActivation with --systemd-activation. Interfaces: the optional ones offered
- * (Debug.Stats in driver-stats.c). Features not listed, as not done: AppArmor and SELinux
- * (no mediation by them here), ActivatableServicesChanged (the signal is
- * not emitted on reload).
+ * routed), ActivatableServicesChanged (broadcast after every reload,
+ * bus_reload()), SystemdActivation with --systemd-activation. Interfaces:
+ * the optional ones offered (Debug.Stats in driver-stats.c). Features not
+ * listed, as not done: AppArmor and SELinux (no mediation by them here).
  */
 
-static const char *const driver_features[] = { "HeaderFiltering", NULL };
-static const char *const driver_features_systemd[] = { "HeaderFiltering", "SystemdActivation", NULL };
+static const char *const driver_features[] = { "ActivatableServicesChanged", "HeaderFiltering", NULL };
+static const char *const driver_features_systemd[] = {
+        "ActivatableServicesChanged", "HeaderFiltering", "SystemdActivation", NULL
+};
 static const char *const driver_interfaces[] = {
         "org.freedesktop.DBus.Monitoring", "org.freedesktop.DBus.Debug.Stats", NULL
 };
@@ -359,6 +361,7 @@ static const char driver_xml_dbus[] =
         "      <arg type=\"s\"/>\n    </signal>\n"
         "    <signal name=\"NameLost\">\n      <arg type=\"s\"/>\n    </signal>\n"
         "    <signal name=\"NameAcquired\">\n      <arg type=\"s\"/>\n    </signal>\n"
+        "    <signal name=\"ActivatableServicesChanged\">\n    </signal>\n"
         "  </interface>\n";
 
 static const char driver_xml_properties[] =

@@ -131,6 +131,11 @@ int bus_emit_name_change(Bus *bus, const NameChange *change) {
         return 0;
 }
 
+/* After every reload, as dbus-daemon 1.14 sends it: the activatable names may have changed. */
+int bus_emit_activatable_services_changed(Bus *bus) {
+        return driver_signal(bus, NULL, "ActivatableServicesChanged", "");
+}
+
 /* Hello. */
 
 static int driver_check_connection_limits(Bus *bus, Peer *peer, DriverError *error) {

@@ -305,6 +305,8 @@ static int main_run(const Options *options) {
         r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
                 r = main_setup_watchdog(&watchdog, loop, &bus->notify);
+        if (r == 0)
+                bus_watch_config(bus);
         if (r == 0) {
                 r = loop_run(loop);
                 if (r < 0)
