@@ -524,27 +524,12 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
 /*
  * org.mssf.Broker1.GetStats: connection counts, and what the policy layers
  * decided since the bus started (MSSF per reason, busconfig, the Smack
- * oracle's cache). Not dbus-daemon's Debug.Stats, whose interface also
- * promises per-connection match rule texts; a system.d snippet of ours
- * (dbus-conf/org.mssf.Broker1.conf) lets root call it on the system bus.
+ * oracle's cache); dbus-daemon's Debug.Stats is driver-stats.c. A
+ * system.d snippet of ours (dbus-conf/org.mssf.Broker1.conf) lets root
+ * call it on the system bus.
  */
-static int driver_stats_entry(MessageBuilder *b, const char *key, char type, const void *value) {
-        char contents[2] = { type, 0 };
-        int r = message_builder_open(b, '{', "sv");
-
-        if (r == 0)
-                r = message_builder_append_basic(b, 's', key);
-        if (r == 0)
-                r = message_builder_open(b, 'v', contents);
-        if (r == 0)
-                r = message_builder_append_basic(b, type, value);
-        if (r == 0)
-                r = message_builder_close(b);
-        return r == 0 ? message_builder_close(b) : r;
-}
-
 static int driver_stats_u64(MessageBuilder *b, const char *key, uint64_t value) {
-        return driver_stats_entry(b, key, 't', &value);
+        return driver_append_entry(b, key, 't', &value);
 }
 
 static int driver_stats_mssf(MessageBuilder *b, const SecurityCounters *c) {
@@ -571,9 +556,9 @@ static int driver_stats_smack(MessageBuilder *b, const Security *security) {
         int r;
 
         smack_oracle_get_stats(security_get_oracle(security), &s);
-        r = driver_stats_entry(b, "SmackEnabled", 'b', &has_smack);
+        r = driver_append_entry(b, "SmackEnabled", 'b', &has_smack);
         if (r == 0)
-                r = driver_stats_entry(b, "MssfPolicyLoaded", 'b', &policy);
+                r = driver_append_entry(b, "MssfPolicyLoaded", 'b', &policy);
         if (r == 0)
                 r = driver_stats_u64(b, "SmackQueries", s.queries);
         if (r == 0)
@@ -595,9 +580,9 @@ static int driver_method_get_stats(Bus *bus, Peer *peer, Message *m, DriverError
         if (r == 0)
                 r = message_builder_open(b, 'a', "{sv}");
         if (r == 0)
-                r = driver_stats_entry(b, "ActiveConnections", 'u', &active);
+                r = driver_append_entry(b, "ActiveConnections", 'u', &active);
         if (r == 0)
-                r = driver_stats_entry(b, "IncompleteConnections", 'u', &incomplete);
+                r = driver_append_entry(b, "IncompleteConnections", 'u', &incomplete);
         if (r == 0 && bus->security)
                 r = driver_stats_mssf(b, security_get_counters(bus->security));
         if (r == 0 && bus->security)

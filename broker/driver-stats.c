@@ -69,25 +69,11 @@ void driver_stats_update_peaks(Bus *bus) {
                 driver_stats_peak_names = names;
 }
 
-static int driver_stats_entry(MessageBuilder *b, const char *key, char type, const void *value) {
-        const char contents[2] = { type, 0 };
-        int r = message_builder_open(b, 'e', "sv");
-
-        if (r == 0)
-                r = message_builder_append_basic(b, 's', key);
-        if (r == 0)
-                r = message_builder_open(b, 'v', contents);
-        if (r == 0)
-                r = message_builder_append_basic(b, type, value);
-        if (r == 0)
-                r = message_builder_close(b);
-        return r == 0 ? message_builder_close(b) : r;
-}
 
 static int driver_stats_u32(MessageBuilder *b, const char *key, size_t value) {
         uint32_t v = driver_stats_clamp(value);
 
-        return driver_stats_entry(b, key, 'u', &v);
+        return driver_append_entry(b, key, 'u', &v);
 }
 
 static int driver_method_stats_get_stats(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -136,7 +122,7 @@ static int driver_stats_connection(MessageBuilder *b, const Peer *target) {
         if (r == 0)
                 r = driver_stats_u32(b, "BusNames", driver_stats_peer_names(target));
         if (r == 0)
-                r = driver_stats_entry(b, "UniqueName", 's', target->unique_name);
+                r = driver_append_entry(b, "UniqueName", 's', target->unique_name);
         if (r == 0)
                 r = driver_stats_u32(b, "IncomingBytes", target->charge->bytes);
         if (r == 0)

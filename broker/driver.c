@@ -75,6 +75,22 @@ static int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, c
         return r < 0 ? r : driver_send(bus, peer, call, b);
 }
 
+/* One "{sv}" entry of an a{sv} being built: key, and value (of basic type) in a variant. */
+int driver_append_entry(MessageBuilder *b, const char *key, char type, const void *value) {
+        const char contents[2] = { type, 0 };
+        int r = message_builder_open(b, '{', "sv");
+
+        if (r == 0)
+                r = message_builder_append_basic(b, 's', key);
+        if (r == 0)
+                r = message_builder_open(b, 'v', contents);
+        if (r == 0)
+                r = message_builder_append_basic(b, type, value);
+        if (r == 0)
+                r = message_builder_close(b);
+        return r == 0 ? message_builder_close(b) : r;
+}
+
 /* Signals. */
 
 static int driver_signal(Bus *bus, Peer *unicast_to, const char *member, const char *signature, ...) {

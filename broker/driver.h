@@ -36,6 +36,8 @@ int driver_fail(DriverError *error, int code, const char *format, ...)
 int driver_return_new(Message *call, MessageBuilder **ret);
 int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b);
 int driver_return_empty(Bus *bus, Peer *peer, Message *call);
+/* One "{sv}" dict entry (key, a basic value in a variant) of an a{sv} being built. */
+int driver_append_entry(MessageBuilder *b, const char *key, char type, const void *value);
 
 /* A name argument to its owner (*ret NULL: the driver); BUS_ERROR_* when none. */
 int driver_resolve(Bus *bus, const char *name, Peer **ret);
