@@ -443,17 +443,6 @@ static int filter_removed(Filter *f, MessageReader *r, MessageBuilder *out, cons
         return 0;
 }
 
-static int walk_interfaces_removed(Filter *f, MessageReader *r, MessageBuilder *out,
-                                   unsigned *ret_kept) {
-        const char *path;
-        int k;
-
-        if ((k = wire(message_reader_read_basic(r, 'o', &path))) ||
-            (k = out_string(out, 'o', path)))
-                return k;
-        return filter_removed(f, r, out, path, ret_kept);
-}
-
 static int walk_properties_changed(Filter *f, MessageReader *r, MessageBuilder *out, Message *m,
                                    unsigned *ret_kept) {
         unsigned changed, invalidated;
@@ -471,15 +460,19 @@ static int walk_properties_changed(Filter *f, MessageReader *r, MessageBuilder *
         return 0;
 }
 
-static int walk_interfaces_added(Filter *f, MessageReader *r, MessageBuilder *out,
-                                 unsigned *ret_kept) {
+typedef int (*FilterAtPath)(Filter *f, MessageReader *r, MessageBuilder *out, const char *path,
+                            unsigned *ret_kept);
+
+/* InterfacesAdded (filter_interfaces) and InterfacesRemoved (filter_removed): the path, then the rest. */
+static int walk_object_signal(Filter *f, MessageReader *r, MessageBuilder *out, FilterAtPath filter,
+                              unsigned *ret_kept) {
         const char *path;
         int k;
 
         if ((k = wire(message_reader_read_basic(r, 'o', &path))) ||
             (k = out_string(out, 'o', path)))
                 return k;
-        return filter_interfaces(f, r, out, path, ret_kept);
+        return filter(f, r, out, path, ret_kept);
 }
 
 /*
@@ -504,9 +497,9 @@ static int walk(Filter *f, Message *m, PropfilterKind kind, const PropfilterCall
         case PROPFILTER_PROPERTIES_CHANGED:
                 return walk_properties_changed(f, &reader, out, m, ret_kept);
         case PROPFILTER_INTERFACES_ADDED:
-                return walk_interfaces_added(f, &reader, out, ret_kept);
+                return walk_object_signal(f, &reader, out, filter_interfaces, ret_kept);
         case PROPFILTER_INTERFACES_REMOVED:
-                return walk_interfaces_removed(f, &reader, out, ret_kept);
+                return walk_object_signal(f, &reader, out, filter_removed, ret_kept);
         default:
                 return -EINVAL;
         }
