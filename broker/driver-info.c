@@ -506,7 +506,7 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_monitor_parse_rules(m, &peer->monitor_rules, &peer->n_monitor_rules, error);
         if (r != 0)
                 return r;
-        r = driver_return_empty(bus, peer, m);
+        r = driver_return_ack(bus, peer, m);
         if (r < 0)
                 return r;
         /* As dbus-daemon: the monitor loses every name, its unique one included. */
@@ -598,9 +598,9 @@ const DriverMethod driver_info_methods[] = {
         { DRIVER_INTERFACE, "GetConnectionCredentials", "s", driver_method_get_credentials },
         { DRIVER_INTERFACE, "GetAdtAuditSessionData", "s", driver_method_get_adt },
         { DRIVER_INTERFACE, "GetConnectionSELinuxSecurityContext", "s", driver_method_get_selinux },
-        { DRIVER_PROPERTIES, "Get", "ss", driver_method_properties_get },
-        { DRIVER_PROPERTIES, "GetAll", "s", driver_method_properties_get_all },
-        { DRIVER_PROPERTIES, "Set", "ssv", driver_method_properties_set },
+        { DRIVER_PROPERTIES, "Get", "ss", driver_method_properties_get, true },
+        { DRIVER_PROPERTIES, "GetAll", "s", driver_method_properties_get_all, true },
+        { DRIVER_PROPERTIES, "Set", "ssv", driver_method_properties_set, true },
         { "org.freedesktop.DBus.Introspectable", "Introspect", "", driver_method_introspect },
         { "org.freedesktop.DBus.Monitoring", "BecomeMonitor", "asu", driver_method_become_monitor, true },
         { "org.mssf.Broker1", "GetStats", "", driver_method_get_stats, true },

@@ -47,12 +47,11 @@ int driver_return_new(Message *call, MessageBuilder **ret) {
         return message_new_method_return(call, BUS_DRIVER_NAME, ret);
 }
 
+/* As dbus-daemon: an answer goes out even if the caller said it expects none. */
 int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b) {
         _cleanup_(message_unrefp) Message *reply = NULL;
         int r;
 
-        if (message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
-                return 0;
         r = message_builder_finish(b, &reply);
         if (r != 0)
                 return r < 0 ? r : -EINVAL;
@@ -64,6 +63,13 @@ int driver_return_empty(Bus *bus, Peer *peer, Message *call) {
         int r = driver_return_new(call, &b);
 
         return r < 0 ? r : driver_send(bus, peer, call, b);
+}
+
+/* dbus-daemon's bus_driver_send_ack_reply(): the one answer NO_REPLY_EXPECTED suppresses. */
+int driver_return_ack(Bus *bus, Peer *peer, Message *call) {
+        if (message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
+                return 0;
+        return driver_return_empty(bus, peer, call);
 }
 
 static int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, const void *value) {
@@ -208,6 +214,8 @@ static int driver_hello_call_without_destination(Bus *bus, Peer *peer, Message *
         const char *interface = message_get_interface(m);
         const char *signature = message_get_signature(m);
 
+        if (message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
+                return 0;
         return bus_reply_error(bus, peer, m, BUS_ERROR_UNKNOWN_METHOD,
                                "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
                                message_get_member(m) ?: "", signature ? signature : "",
@@ -227,14 +235,17 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 /*
                  * As dbus-daemon 1.14 (measured): a message for anybody but the
                  * driver, or a broadcast signal, disconnects; a call or a
-                 * signal to the driver is refused (bus_reply_error(): unless
-                 * NO_REPLY_EXPECTED), a call without destination answered
-                 * UnknownMethod (as after Hello), and the client may still
-                 * say Hello; a reply or error is ignored.
+                 * signal to the driver is refused (whatever its flags), a
+                 * call without destination answered UnknownMethod (as after
+                 * Hello), and the client may still say Hello; a reply or
+                 * error is ignored.
                  */
-                if (destination ? strcmp(destination, BUS_DRIVER_NAME) != 0 :
-                                  message_get_type(m) == MESSAGE_SIGNAL)
+                uint8_t type = message_get_type(m);
+
+                if (destination ? strcmp(destination, BUS_DRIVER_NAME) != 0 : type == MESSAGE_SIGNAL)
                         return CONNECTION_E_CLOSED;
+                if (type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR)
+                        return 0;
                 if (!destination)
                         return driver_hello_call_without_destination(bus, peer, m);
                 return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
@@ -309,10 +320,15 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
         /* Queued or owner: either way its names changed for the policy checks. */
         security_peer_names_changed(&peer->security);
         driver_stats_update_peaks(bus);
-        r = driver_return_basic(bus, peer, m, 'u', &reply);
+        /*
+         * As dbus-daemon's transaction orders them: NameOwnerChanged,
+         * NameAcquired and the calls queued for an activated name reach
+         * their recipients before the caller's reply.
+         */
+        r = bus_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
-        return bus_emit_name_change(bus, &change);
+        return driver_return_basic(bus, peer, m, 'u', &reply);
 }
 
 static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -337,10 +353,11 @@ static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverEr
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
         security_peer_names_changed(&peer->security);
-        r = driver_return_basic(bus, peer, m, 'u', &reply);
+        /* NameLost and NameOwnerChanged first, as from RequestName. */
+        r = bus_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
-        return bus_emit_name_change(bus, &change);
+        return driver_return_basic(bus, peer, m, 'u', &reply);
 }
 
 /* The owner of a name argument; the driver answers for itself with *ret == NULL. */
@@ -523,7 +540,10 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
         }
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        return driver_return_empty(bus, peer, m);
+        r = bus_activation_systemd_set_environment(bus, m, error->text, sizeof(error->text));
+        if (r != 0)
+                return r;
+        return driver_return_ack(bus, peer, m);
 }
 
 /* Match rules. */
@@ -582,7 +602,7 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
                 return r < 0 ? r : BUS_ERROR_FAILED;
         driver_count_eavesdrop(bus, peer, rule, true);
         driver_stats_update_peaks(bus);
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -601,7 +621,7 @@ static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverEr
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
         driver_count_eavesdrop(bus, peer, rule, false);
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 /* The bus itself. */
@@ -619,7 +639,7 @@ static int driver_method_reload_config(Bus *bus, Peer *peer, Message *m, DriverE
 }
 
 static int driver_method_ping(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 static int driver_method_get_machine_id(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -648,10 +668,10 @@ static const DriverMethod driver_methods[] = {
 
 /*
  * As dbus-daemon: away from the canonical path only the interfaces that
- * live at every path exist (org.freedesktop.DBus, Properties,
- * Introspectable, Peer); a canonical-only method of the bus interface is
- * found, to be refused with AccessDenied, one of another interface
- * (Monitoring, Debug.Stats, org.mssf.Broker1) is an unknown interface.
+ * live at every path exist (org.freedesktop.DBus, Introspectable, Peer);
+ * a canonical-only method of the bus interface is found, to be refused
+ * with AccessDenied, one of another interface (Properties, Monitoring,
+ * Debug.Stats, org.mssf.Broker1) is an unknown interface.
  */
 static bool driver_method_visible(const DriverMethod *method, bool canonical) {
         return canonical || !method->canonical_path_only || strcmp(method->interface, DRIVER_INTERFACE) == 0;
@@ -700,19 +720,19 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
                 return driver_fail(error, found_interface ? BUS_ERROR_UNKNOWN_METHOD :
                                    BUS_ERROR_UNKNOWN_INTERFACE,
                                    "org.freedesktop.DBus does not understand message %s", member);
-        if (strcmp(signature, method->signature) != 0)
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Call to %s has wrong args (%s, expected %s)",
-                                   member, signature, method->signature);
+        /* dbus-daemon's order: the path, then the arguments. */
         if (method->canonical_path_only && strcmp(message_get_path(m), BUS_DRIVER_PATH) != 0)
                 return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
                                    "Method '%s' is only available at the canonical object path '%s'",
                                    member, BUS_DRIVER_PATH);
+        if (strcmp(signature, method->signature) != 0)
+                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
+                                   "Call to %s has wrong args (%s, expected %s)",
+                                   member, signature, method->signature);
         return method->handler(bus, peer, m, error);
 }
 
-/* systemd reporting that a unit the bus asked for did not start. */
-static bool driver_is_activation_failure(Message *m) {
+bool driver_is_activation_failure(Message *m) {
         const char *interface = message_get_interface(m);
         const char *member = message_get_member(m);
 

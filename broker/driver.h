@@ -13,6 +13,8 @@ int driver_hello(Bus *bus, Peer *peer, Message *m);
 
 /* A message addressed to org.freedesktop.DBus from a registered peer. */
 int driver_dispatch(Bus *bus, Peer *peer, Message *m);
+/* systemd reporting that a unit the bus asked for did not start. */
+bool driver_is_activation_failure(Message *m);
 
 /* Shared by the driver's files. */
 typedef struct DriverError {
@@ -36,6 +38,8 @@ int driver_fail(DriverError *error, int code, const char *format, ...)
 int driver_return_new(Message *call, MessageBuilder **ret);
 int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b);
 int driver_return_empty(Bus *bus, Peer *peer, Message *call);
+/* The same, unless the call has NO_REPLY_EXPECTED (dbus-daemon's "ack" replies). */
+int driver_return_ack(Bus *bus, Peer *peer, Message *call);
 /* One "{sv}" dict entry (key, a basic value in a variant) of an a{sv} being built. */
 int driver_append_entry(MessageBuilder *b, const char *key, char type, const void *value);
 
