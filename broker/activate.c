@@ -59,6 +59,10 @@
 #define ACTIVATE_SYSTEMD_INTERFACE "org.freedesktop.systemd1.Activator"
 
 enum {
+        ACTIVATE_E_LIMIT = 1,   /* max_pending_service_starts messages wait for systemd already */
+};
+
+enum {
         ACTIVATE_START_REPLY_SUCCESS = 1,
         ACTIVATE_START_REPLY_ALREADY_RUNNING = 2,
 };
@@ -122,7 +126,7 @@ void bus_activation_deinit(Bus *bus) {
         free(a->children);
         for (size_t i = 0; i < a->n_backlog; i++) {
                 free(a->backlog[i].name);
-                free(a->backlog[i].unit);
+                message_unref(a->backlog[i].message);
         }
         free(a->backlog);
         service_strv_free(a->warnings);
@@ -144,13 +148,6 @@ static void activate_arm_timer(Bus *bus) {
 
 /* Answers. */
 
-static bool activate_may_answer(Message *m) {
-        uint8_t type = message_get_type(m);
-
-        return (type == MESSAGE_METHOD_CALL || type == MESSAGE_SIGNAL) &&
-               !(message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED);
-}
-
 /* An error to peer for its call, or for its StartServiceByName (serial). */
 static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t serial, const char *error_name,
                                const char *text) {
@@ -160,13 +157,10 @@ static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t ser
 
         if (peer->dead)
                 return 0;
+        /* As dbus-daemon: every waiter hears why, whatever its message's type and flags. */
         if (call) {
-                if (!activate_may_answer(call))
-                        return 0;
                 r = message_new_error(call, BUS_DRIVER_NAME, error_name, text, &m);
         } else {
-                if (serial == 0)
-                        return 0;
                 r = message_builder_new(MESSAGE_ERROR, &b);
                 if (r == 0)
                         r = message_builder_set_reply_serial(b, serial);
@@ -186,13 +180,13 @@ static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t ser
         return bus_send_from_driver(bus, peer, m);
 }
 
-/* StartServiceByName's answer: a 'u' to serial (0: the caller wants none). */
+/* StartServiceByName's answer: a 'u' to serial (sent even with NO_REPLY_EXPECTED, as dbus-daemon). */
 static int activate_send_start_reply(Bus *bus, Peer *peer, uint32_t serial, uint32_t value) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         _cleanup_(message_unrefp) Message *m = NULL;
         int r;
 
-        if (peer->dead || serial == 0)
+        if (peer->dead)
                 return 0;
         r = message_builder_new(MESSAGE_METHOD_RETURN, &b);
         if (r == 0)
@@ -308,7 +302,11 @@ void bus_activation_reap(Bus *bus) {
                                 activate_remove_child(a, i);
                                 break;
                         }
-                if (!name)
+                /*
+                 * As dbus-daemon: a service that "daemonizes" exits 0 while its
+                 * child goes on to take the name; the start waits (or times out).
+                 */
+                if (!name || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
                         continue;
                 if (WIFSIGNALED(status))
                         activate_fail(bus, name, ACTIVATE_ERROR_CHILD_SIGNALED, "Process %s received signal %d",
@@ -321,9 +319,8 @@ void bus_activation_reap(Bus *bus) {
 
 /* systemd. */
 
-static int activate_send_request(Bus *bus, Peer *systemd, const char *name, const char *unit) {
+static int activate_request_new(const char *unit, Message **ret) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        _cleanup_(message_unrefp) Message *m = NULL;
         int r;
 
         r = message_new_signal(BUS_DRIVER_NAME, BUS_DRIVER_PATH, ACTIVATE_SYSTEMD_INTERFACE, "ActivationRequest", &b);
@@ -332,39 +329,61 @@ static int activate_send_request(Bus *bus, Peer *systemd, const char *name, cons
         if (r == 0)
                 r = message_builder_append_basic(b, 's', unit);
         if (r == 0)
-                r = message_builder_finish(b, &m);
-        if (r != 0)
-                return r < 0 ? r : -EINVAL;
-        log_info("Activating via systemd: service name='%s' unit='%s'", name, unit);
-        return bus_send_from_driver(bus, systemd, m);
+                r = message_builder_finish(b, ret);
+        return r > 0 ? -EINVAL : r;
 }
 
-static int activate_via_systemd(Bus *bus, const char *name, const char *unit) {
+/*
+ * Holds m (captured already) until systemd joins, as dbus-daemon queues
+ * it behind systemd's own activation; for_name: the start it is for
+ * (NULL: it goes whatever becomes of starts). At most
+ * max_pending_service_starts messages wait.
+ */
+static int activate_hold_for_systemd(Bus *bus, Message *m, const char *for_name) {
         BusActivation *a = &bus->activation;
-        Peer *systemd = bus_lookup_peer(bus, BUS_SYSTEMD_NAME);
+        int64_t max = bus->config->limits.max_pending_service_starts;
         BusActivationRequest *grown;
-        char *name_copy, *unit_copy;
+        char *name_copy = NULL;
 
-        if (systemd)
-                return activate_send_request(bus, systemd, name, unit);
-        /* As dbus-daemon: held until systemd joins; the start's timeout runs meanwhile. */
-        log_info("Activating systemd to hand-off: service name='%s' unit='%s'", name, unit);
-        grown = reallocarray(a->backlog, a->n_backlog + 1, sizeof(*grown));
-        if (!grown)
+        if (max >= 0 && a->n_backlog >= (size_t) max)
+                return ACTIVATE_E_LIMIT;
+        if (for_name && !(name_copy = strdup(for_name)))
                 return -ENOMEM;
-        a->backlog = grown;
-        name_copy = strdup(name);
-        unit_copy = strdup(unit);
-        if (!name_copy || !unit_copy) {
+        grown = reallocarray(a->backlog, a->n_backlog + 1, sizeof(*grown));
+        if (!grown) {
                 free(name_copy);
-                free(unit_copy);
                 return -ENOMEM;
         }
-        a->backlog[a->n_backlog++] = (BusActivationRequest) { name_copy, unit_copy };
+        a->backlog = grown;
+        a->backlog[a->n_backlog++] = (BusActivationRequest) { name_copy, message_ref(m) };
         return 0;
 }
 
-/* systemd got its name: the requests held back go out, for starts still pending. */
+/*
+ * The request is captured once, when the bus decides to send it, even
+ * while systemd is not there to receive it (dbus-daemon: "log early and
+ * often"), and delivered without a second capture when systemd joins.
+ */
+static int activate_via_systemd(Bus *bus, const char *name, const char *unit) {
+        _cleanup_(message_unrefp) Message *m = NULL;
+        Peer *systemd = bus_lookup_peer(bus, BUS_SYSTEMD_NAME);
+        int r;
+
+        r = activate_request_new(unit, &m);
+        if (r < 0)
+                return r;
+        if (systemd) {
+                log_info("Activating via systemd: service name='%s' unit='%s'", name, unit);
+                return bus_send_from_driver(bus, systemd, m);
+        }
+        /* As dbus-daemon: held until systemd joins; the start's timeout runs meanwhile. */
+        log_info("Activating systemd to hand-off: service name='%s' unit='%s'", name, unit);
+        bus_monitors_capture(bus, m, NULL);
+        r = activate_hold_for_systemd(bus, m, name);
+        return r == ACTIVATE_E_LIMIT ? -ENOBUFS : r;
+}
+
+/* systemd got its name: what was held back goes out, in order (requests only for starts still pending). */
 static void activate_flush_backlog(Bus *bus, Peer *systemd) {
         BusActivation *a = &bus->activation;
         BusActivationRequest *backlog = a->backlog;
@@ -373,18 +392,82 @@ static void activate_flush_backlog(Bus *bus, Peer *systemd) {
         a->backlog = NULL;
         a->n_backlog = 0;
         for (size_t i = 0; i < n; i++) {
-                if (activation_is_pending(a->state, backlog[i].name)) {
-                        int r = activate_send_request(bus, systemd, backlog[i].name, backlog[i].unit);
+                if (!backlog[i].name || activation_is_pending(a->state, backlog[i].name)) {
+                        int r = bus_deliver_from_driver(bus, systemd, backlog[i].message);
 
-                        if (r < 0)
+                        if (r < 0 && backlog[i].name)
                                 activate_fail(bus, backlog[i].name, ACTIVATE_ERROR_FAILED,
-                                              "Could not ask systemd to start %s: %s", backlog[i].unit,
+                                              "Could not ask systemd to start %s: %s", backlog[i].name,
                                               strerror(-r));
                 }
                 free(backlog[i].name);
-                free(backlog[i].unit);
+                message_unref(backlog[i].message);
         }
         free(backlog);
+}
+
+int bus_activation_systemd_set_environment(Bus *bus, Message *call, char *error, size_t error_size) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *m = NULL;
+        Peer *systemd = bus_lookup_peer(bus, BUS_SYSTEMD_NAME);
+        MessageReader reader;
+        int r;
+
+        if (!bus->activation.systemd)
+                return 0;
+        r = message_builder_new(MESSAGE_METHOD_CALL, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                r = message_builder_set_sender(b, BUS_DRIVER_NAME);
+        /* As dbus-daemon: the owner's unique name when it is there, else the well-known name. */
+        if (r == 0)
+                r = message_builder_set_destination(b, systemd ? systemd->unique_name : BUS_SYSTEMD_NAME);
+        if (r == 0)
+                r = message_builder_set_path(b, "/org/freedesktop/systemd1");
+        if (r == 0)
+                r = message_builder_set_interface(b, "org.freedesktop.systemd1.Manager");
+        if (r == 0)
+                r = message_builder_set_member(b, "SetEnvironment");
+        if (r == 0)
+                r = message_builder_open(b, 'a', "s");
+        message_reader_init(&reader, call);
+        if (r == 0)
+                r = message_reader_enter(&reader, 'a', "{ss}");
+        while (r == 0 && !message_reader_at_end(&reader)) {
+                const char *key, *value;
+                _cleanup_free_ char *line = NULL;
+
+                r = message_reader_enter(&reader, 'e', "ss");
+                if (r == 0)
+                        r = message_reader_read_basic(&reader, 's', &key);
+                if (r == 0)
+                        r = message_reader_read_basic(&reader, 's', &value);
+                if (r == 0)
+                        r = message_reader_exit(&reader);
+                if (r == 0 && asprintf(&line, "%s=%s", key, value) < 0)
+                        r = -ENOMEM;
+                if (r == 0)
+                        r = message_builder_append_basic(b, 's', line);
+        }
+        if (r == 0)
+                r = message_builder_close(b);
+        if (r == 0)
+                r = message_builder_finish(b, &m);
+        if (r != 0)
+                return r < 0 ? r : -EINVAL;
+        if (systemd)
+                return bus_send_from_driver(bus, systemd, m);
+        bus_monitors_capture(bus, m, NULL);
+        r = activate_hold_for_systemd(bus, m, NULL);
+        if (r == ACTIVATE_E_LIMIT) {
+                snprintf(error, error_size,
+                         "The maximum number of pending activations has been reached, activation of %s failed "
+                         "(max_pending_service_starts=%lld)", BUS_SYSTEMD_NAME,
+                         (long long) bus->config->limits.max_pending_service_starts);
+                return BUS_ERROR_LIMITS_EXCEEDED;
+        }
+        return r;
 }
 
 int bus_activation_systemd_failure(Bus *bus, Peer *sender, Message *m) {
@@ -456,23 +539,36 @@ static bool activate_known(Bus *bus, const char *name) {
                activation_is_pending(bus->activation.state, name);
 }
 
+/*
+ * Monitors see m when it arrives (as dbus-daemon captures in
+ * bus_dispatch()), before the error it gets, but after the
+ * ActivationRequest its start sent (dbus-daemon runs that request's
+ * transaction first); not again when it is delivered.
+ */
 int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
         MediateVerdict verdict;
         char error[512];
         int r;
 
-        if (message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START)
+        if (message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START) {
+                bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", destination);
-        if (destination[0] == ':' || !activate_known(bus, destination))
+        }
+        if (destination[0] == ':' || !activate_known(bus, destination)) {
+                bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_SERVICE_UNKNOWN,
                                        "The name %s was not provided by any .service files",
                                        destination);
+        }
         /* Before anything starts: a caller that may not call the service cannot start it. */
-        if (mediate_activation(sender, destination, m, &verdict) != 0)
+        if (mediate_activation(sender, destination, m, &verdict) != 0) {
+                bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
+        }
         r = activate_enqueue(bus, destination, &(ActivationQueued) { .peer = sender, .message = m }, error,
                              sizeof(error));
+        bus_monitors_capture(bus, m, sender);
         if (r > 0)
                 return bus_reply_error(bus, sender, m, r, "%s", error);
         return r;
@@ -480,7 +576,7 @@ int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
 
 int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, char *error,
                          size_t error_size) {
-        uint32_t serial = message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED ? 0 : message_get_serial(call);
+        uint32_t serial = message_get_serial(call);
 
         /* dbus-daemon looks for the .service file before it looks at the owner. */
         if (!activate_known(bus, name)) {
@@ -519,7 +615,7 @@ void bus_activation_name_acquired(Bus *bus, const char *name) {
                                                       ACTIVATE_START_REPLY_SUCCESS);
                 } else {
                         /* Routed as if just sent, and judged again now that the receiver is known. */
-                        r = bus_dispatch(peer, TAKE_PTR(waiters[i].message));
+                        r = bus_dispatch_activated(peer, TAKE_PTR(waiters[i].message));
                 }
                 if (r < 0)
                         log_warning_errno(r, "Failed to deliver a message queued for %s", name);
