@@ -129,8 +129,19 @@ int bus_accept(Bus *bus, int fd);
 
 /* Routing (dispatch.c). */
 int bus_dispatch(Peer *sender, Message *m);
-/* Queue a message the driver made for peer, through mediation and monitors. */
+/*
+ * A message that waited for its destination's activation, now that the
+ * name has an owner (takes m): judged and delivered as if just sent, but
+ * not shown to monitors again (they saw it when it arrived).
+ */
+int bus_dispatch_activated(Peer *sender, Message *m);
+/*
+ * Queue a message the driver made for peer: monitors see it first, then
+ * peer's policy judges it (a refused one is dropped silently).
+ */
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
+/* The same for a message monitors saw already (held until peer joined). */
+int bus_deliver_from_driver(Bus *bus, Peer *peer, Message *m);
 /* Broadcast a driver signal to matching peers. */
 int bus_broadcast_from_driver(Bus *bus, Message *m);
 /*
@@ -140,7 +151,7 @@ int bus_broadcast_from_driver(Bus *bus, Message *m);
 int bus_queue(Peer *peer, Message *m, Peer *sender);
 /* Copies m to every monitor whose rules match and whose label could have received it. */
 void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
-/* An error reply from the driver to call, unless the caller expects none. */
+/* An error from the driver answering call, whatever its type and flags (as dbus-daemon). */
 int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
         _printf_(5, 6);
 /* NameOwnerChanged/NameLost/NameAcquired for a change. */

@@ -591,9 +591,11 @@ static void test_observers_need_signal_tokens(void **state) {
 }
 
 /*
- * Denied messages are copied to no one: a call the manifest does not
- * declare reaches neither the service nor the monitor nor an
- * eavesdropper; the caller's AccessDenied (from the bus) the monitor sees.
+ * A call the manifest does not declare reaches neither the service nor an
+ * eavesdropper (an eavesdropper's copy follows the delivery, as in
+ * dbus-daemon). A monitor sees it as the bus took it in, before the
+ * policy judged it, then the caller's AccessDenied: dbus-daemon's
+ * monitors see both (its own test suite, test-monitor /monitor/forbidden*).
  */
 static void test_denied_not_observed(void **state) {
         Fixture *f = *state;
@@ -610,7 +612,7 @@ static void test_denied_not_observed(void **state) {
         assert_non_null(error);
         assert_string_equal(message_get_error_name(error), "org.freedesktop.DBus.Error.AccessDenied");
         seen = recv_member(&f->h, &monitor, "Undeclared");
-        assert_null(seen);
+        assert_non_null(seen);
         spied = recv_member(&f->h, &spy, "Undeclared");
         assert_null(spied);
         none = recv_not_driver(&f->h, &f->service);
