@@ -39,6 +39,7 @@ typedef struct Peer {
         LoopTimer auth_timer;           /* auth_timeout until Hello; pending_fd_timeout after it */
         Creds creds;
         char unique_name[BUS_UNIQUE_NAME_MAX];  /* empty until Hello */
+        bool connect_checked;           /* authenticated, and allowed to connect (peer_check_connect) */
         bool registered;                /* Hello done */
         bool monitor;
         bool dead;                      /* disconnected; freed after the batch */

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
+#include "ratelimit.h"
 #include "service-file.h"
 #include "validate.h"
 
@@ -224,7 +225,6 @@ static int driver_hello_call_without_destination(Bus *bus, Peer *peer, Message *
 
 int driver_hello(Bus *bus, Peer *peer, Message *m) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        MediateVerdict verdict;
         DriverError error = {};
         NameChange change = { .new_owner = &peer->names };
         int r;
@@ -251,9 +251,8 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
                                        "Client tried to send a message other than Hello without being registered");
         }
+        /* Whether this uid may connect at all was judged when it authenticated (peer.c). */
         r = driver_check_connection_limits(bus, peer, &error);
-        if (r == 0 && mediate_connect(peer, &verdict) != 0)
-                r = driver_fail(&error, verdict.error, "%s", verdict.text);
         if (r > 0) {
                 log_warning("Refusing a connection from uid %u: %s", (unsigned) peer->creds.uid,
                             error.text);
@@ -575,6 +574,48 @@ static void driver_count_eavesdrop(Bus *bus, Peer *peer, const char *rule, bool 
         }
 }
 
+/* Refused privileged calls, logged as dbus-daemon logs them, at most 20 per 10 s. */
+static void driver_log_refusal(const char *text) {
+        static RateLimit limit = RATELIMIT_INIT(10ull * 1000 * 1000, 20);
+        uint64_t held = 0;
+
+        if (!ratelimit_below(&limit, loop_now(), &held))
+                return;
+        if (held > 0)
+                log_notice("%llu more refused calls were not logged (rate limit)", (unsigned long long) held);
+        log_notice("%s", text);
+}
+
+/*
+ * An eavesdropping rule sees messages addressed to others: as dbus-daemon
+ * since 1.11.14, only uid 0 and the bus's own uid may add one (whatever
+ * the busconfig eavesdrop rules say: they judge each copy afterwards),
+ * and with Smack the label must be a monitor label of the device policy
+ * (mediate_monitor()). Checked after the quota and the rule's syntax, as
+ * dbus-daemon orders them; logged, as dbus-daemon logs the attempt.
+ */
+static int driver_check_eavesdrop(Bus *bus, Peer *peer, const char *rule, int64_t max, DriverError *error) {
+        _cleanup_(match_rule_freep) MatchRule *parsed = NULL;
+        MediateVerdict verdict;
+
+        if (max >= 0 && peer->matches.n_rules >= (size_t) max)
+                return 0;       /* match_owner_add() refuses it: LimitsExceeded */
+        if (match_rule_parse(rule, strlen(rule), &parsed) != 0 || !driver_rule_eavesdrops(rule))
+                return 0;       /* MatchRuleInvalid, or no eavesdropping */
+        if (!peer_is_privileged(peer)) {
+                driver_fail(error, BUS_ERROR_ACCESS_DENIED,
+                            "Rejected attempt to call AddMatch by connection %s (uid=%u pid=%d) with uid %u: "
+                            "only uid 0 and the bus's own uid may add a match rule with eavesdrop='true'",
+                            peer->unique_name, (unsigned) peer->creds.uid, (int) peer->creds.pid,
+                            (unsigned) peer->creds.uid);
+                driver_log_refusal(error->text);
+                return BUS_ERROR_ACCESS_DENIED;
+        }
+        if (mediate_monitor(peer, &verdict) != 0)
+                return driver_fail(error, verdict.error, "%s", verdict.text);
+        return 0;
+}
+
 static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         int64_t max = bus->config->limits.max_match_rules_per_connection;
         const char *rule;
@@ -583,12 +624,9 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
         r = message_read(m, "s", &rule);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        if (driver_rule_eavesdrops(rule)) {
-                MediateVerdict verdict;
-
-                if (mediate_monitor(peer, &verdict) != 0)
-                        return driver_fail(error, verdict.error, "%s", verdict.text);
-        }
+        r = driver_check_eavesdrop(bus, peer, rule, max, error);
+        if (r != 0)
+                return r;
         r = match_owner_add(&peer->matches, rule, strlen(rule), max < 0 ? SIZE_MAX : (size_t) max);
         if (r == MATCH_E_INVALID)
                 return driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID, "Invalid match rule \"%s\"", rule);

@@ -24,6 +24,7 @@
 #include "bus.h"
 #include "config.h"
 #include "log.h"
+#include "mediate.h"
 #include "message.h"
 #include "service-file.h"
 
@@ -97,10 +98,44 @@ static int peer_on_unknown_type(Peer *peer, Message *message) {
         return bus_send_from_driver(peer->bus, peer, error);
 }
 
+/*
+ * As dbus-daemon's allow_unix_user check, once SASL succeeded and before
+ * any message: a uid NSS does not know is refused (its groups cannot be
+ * known), then the <allow user=>/<allow group=> rules judge the uid and
+ * the groups NSS gives it (not the kernel's). A refused connection is
+ * closed, as dbus-daemon closes it. 0, or CONNECTION_E_CLOSED.
+ */
+static int peer_check_connect(Peer *peer) {
+        MediateVerdict verdict;
+        int r;
+
+        if (peer->connect_checked)
+                return 0;
+        r = creds_nss_groups(peer->creds.uid, &peer->creds.nss_groups, &peer->creds.n_nss_groups);
+        if (r == CREDS_E_NO_USER)
+                log_notice("Refused a connection: uid %u has no passwd entry, so its groups cannot be known",
+                           (unsigned) peer->creds.uid);
+        else if (r < 0)
+                log_warning_errno(r, "Refused a connection: the groups of uid %u cannot be read",
+                                  (unsigned) peer->creds.uid);
+        else if (mediate_connect(peer, &verdict) == 0) {
+                peer->connect_checked = true;
+                return 0;
+        }
+        /* The client has SASL's OK coming, as from dbus-daemon; then the socket closes. */
+        (void) connection_flush(&peer->connection);
+        return CONNECTION_E_CLOSED;
+}
+
 static int peer_on_message(Message *m, void *userdata) {
         Peer *peer = userdata;
         int r;
 
+        r = peer_check_connect(peer);
+        if (r != 0) {
+                message_unref(m);
+                return r;
+        }
         if (message_type_is_known(message_get_type(m)))
                 r = bus_dispatch(peer, m);
         else
@@ -161,6 +196,10 @@ static void peer_check_pending_fds(Peer *peer) {
 
 void peer_read(Peer *peer) {
         int r = connection_dispatch(&peer->connection, peer_on_message, peer);
+
+        /* Authenticated with no message yet: dbus-daemon judges the connection now. */
+        if (r == 0 && peer->connection.authenticated)
+                r = peer_check_connect(peer);
 
         if (r == CONNECTION_E_PAUSED) {
                 peer->paused = true;

@@ -251,7 +251,7 @@ static void test_monitor_route(void **state) {
 static void test_own_and_connect_seams(void **state) {
         Harness h;
         Client a, b;
-        _cleanup_(message_unrefp) Message *denied = NULL, *granted = NULL, *refused = NULL;
+        _cleanup_(message_unrefp) Message *denied = NULL, *granted = NULL;
         const char *text;
         uint32_t serial, reply;
 
@@ -270,13 +270,10 @@ static void test_own_and_connect_seams(void **state) {
         assert_int_equal(message_read(granted, "u", &reply), 0);
         assert_int_equal(reply, 1);
 
+        /* A connection the seam refuses is closed once it authenticated, as dbus-daemon closes it. */
         deny_connect = true;
         client_connect(&h, &b, false, false);
-        serial = client_call(&h, &b, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                             "Hello", "");
-        refused = client_wait_reply(&h, &b, serial);
-        assert_non_null(refused);
-        assert_string_equal(message_get_error_name(refused), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_true(client_is_disconnected(&h, &b));
         deny_connect = false;
         client_close(&a);
         client_close(&b);
