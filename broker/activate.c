@@ -159,9 +159,11 @@ static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t ser
                 return 0;
         /* As dbus-daemon: every waiter hears why, whatever its message's type and flags. */
         if (call) {
-                r = message_new_error(call, BUS_DRIVER_NAME, error_name, text, &m);
+                r = bus_error_new(call, error_name, text, &m);
         } else {
                 r = message_builder_new(MESSAGE_ERROR, &b);
+                if (r == 0)
+                        r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
                 if (r == 0)
                         r = message_builder_set_reply_serial(b, serial);
                 if (r == 0)
@@ -189,6 +191,8 @@ static int activate_send_start_reply(Bus *bus, Peer *peer, uint32_t serial, uint
         if (peer->dead)
                 return 0;
         r = message_builder_new(MESSAGE_METHOD_RETURN, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r == 0)
                 r = message_builder_set_reply_serial(b, serial);
         if (r == 0)
@@ -324,6 +328,8 @@ static int activate_request_new(const char *unit, Message **ret) {
         int r;
 
         r = message_new_signal(BUS_DRIVER_NAME, BUS_DRIVER_PATH, ACTIVATE_SYSTEMD_INTERFACE, "ActivationRequest", &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r == 0)
                 r = message_builder_set_destination(b, BUS_SYSTEMD_NAME);
         if (r == 0)

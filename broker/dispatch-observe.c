@@ -19,15 +19,16 @@
  * monitor, and property carriers are filtered for its label (a copy that
  * filters to nothing is not sent). Monitors skip busconfig, as in
  * dbus-daemon. Without Smack and without a compiled policy, that leaves
- * exactly dbus-daemon's behaviour. Copies are not charged to the sender:
- * a stuck monitor must not throttle the bus.
+ * exactly dbus-daemon's behaviour. A monitor whose queue cannot take its
+ * copy is disconnected (peer_doom()), as dbus-broker does.
  *
  * Match rules: every peer whose rule matches gets the message once,
  * judged for it (MEDIATE_ROUTE_BROADCAST, or _EAVESDROP for a message
  * addressed to someone else, which it gets only once that someone was
  * allowed it, as in dbus-daemon's bus_dispatch_matches()). A copy that
- * is refused, does not fit the recipient's queue or carries fds it did
- * not negotiate is not delivered, and nobody is told but monitors.
+ * is refused or carries fds it did not negotiate is not delivered, and
+ * nobody is told but monitors; a recipient whose queue cannot take a copy
+ * it subscribed to is disconnected (dispatch_copy_refused()).
  *
  * Properties (DESIGN.md, mediation point 3; broker/propfilter): a
  * protected property never reaches a connection without its token. The
@@ -129,7 +130,8 @@ static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message 
                         return;
                 m = filtered;
         }
-        (void) bus_queue(monitor, m, NULL);
+        if (bus_queue(monitor, m, NULL) == CONNECTION_E_QUOTA)
+                peer_doom(monitor, m, "a monitor's copy");
 }
 
 void dispatch_capture(Bus *bus, Message *m, Peer *sender, Peer *recipient, DispatchFilter *filter) {
@@ -169,7 +171,7 @@ void dispatch_capture_error(Bus *bus, Message *in_reply_to, Peer *to, int error,
         if (ilist_is_empty(&bus->monitors))
                 return;
         /* Its destination is in_reply_to's sender: the driver's name for a message of the driver's. */
-        if (message_new_error(in_reply_to, BUS_DRIVER_NAME, bus_error_name(error), text, &m) < 0)
+        if (bus_error_new(in_reply_to, bus_error_name(error), text, &m) < 0)
                 return;
         dispatch_capture(bus, m, NULL, to, NULL);
 }
@@ -181,8 +183,14 @@ typedef struct Broadcast {
         DispatchFilter *filter;
 } Broadcast;
 
-/* Why a copy did not fit: for monitors, in dbus-daemon's words. */
-static void dispatch_copy_refused(Broadcast *broadcast, Peer *recipient, int reason) {
+/*
+ * A copy did not fit. Fds it did not negotiate: skipped, and monitors see
+ * why in dbus-daemon's words. A full queue: the recipient asked for these
+ * messages and does not read them, so it is disconnected (dbus-broker's
+ * answer; dbus-daemon drops the copy, and its sender's live-message quota
+ * then stalls the sender for everyone: see FLOW CONTROL in mssf-broker(8)).
+ */
+static void dispatch_copy_refused(Broadcast *broadcast, Peer *recipient, Message *m, bool eavesdrop, int reason) {
         char text[512];
 
         if (reason == CONNECTION_E_NO_FDS) {
@@ -192,8 +200,7 @@ static void dispatch_copy_refused(Broadcast *broadcast, Peer *recipient, int rea
                 dispatch_capture_error(broadcast->bus, broadcast->m, broadcast->sender, BUS_ERROR_NOT_SUPPORTED,
                                        text);
         } else if (reason == CONNECTION_E_QUOTA) {
-                dispatch_capture_error(broadcast->bus, broadcast->m, broadcast->sender, BUS_ERROR_LIMITS_EXCEEDED,
-                                       "Rejected: destination has a full message queue");
+                peer_doom(recipient, m, eavesdrop ? "an eavesdropped message" : "a signal it subscribed to");
         }
 }
 
@@ -221,7 +228,7 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
         }
         r = bus_queue(recipient, m, broadcast->sender);
         if (r > 0)
-                dispatch_copy_refused(broadcast, recipient, r);
+                dispatch_copy_refused(broadcast, recipient, m, eavesdrop, r);
         return 0;
 }
 

@@ -33,11 +33,17 @@
  * session.conf's eavesdrop="true" rule), and with Smack the sender's
  * label needs "w" to the recipient's like for any other write.
  *
- * Flow control: a queue over max_outgoing_bytes refuses the message
- * (LimitsExceeded to the sender); what a sender has waiting in queues
- * counts against its max_incoming_bytes, and over it the sender is not
- * read any more until they drain (peer.c), so a slow reader slows down
- * only whoever floods it.
+ * Flow control (issue 13): each connection's queue holds at most
+ * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
+ * queue: a unicast from a peer is refused, its sender told LimitsExceeded
+ * (dbus-daemon, and dbus-broker for calls and signals); a copy the
+ * recipient subscribed to (broadcast, eavesdropping, monitoring) or a
+ * message of the driver's it is owed disconnects the recipient once the
+ * batch is done (peer_doom(), dbus-broker). No sender is ever slowed down
+ * by another's queue: dbus-daemon stops reading a sender whose messages
+ * wait beyond max_incoming_bytes, so one subscriber that never reads
+ * stalls a service's broadcasts for everyone. Refusals and disconnections
+ * are counted (org.mssf.Broker1.GetStats) and logged once.
  *
  * Properties (broker/propfilter, dispatch-observe.c): every
  * GetAll/GetManagedObjects call leaves a PropfilterCall in its reply slot
@@ -81,6 +87,28 @@ static bool dispatch_is_reply(Message *m) {
         return type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR;
 }
 
+int bus_error_new(Message *call, const char *error_name, const char *text, Message **ret) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        const char *destination = message_get_sender(call);
+        int r = message_builder_new(MESSAGE_ERROR, &b);
+
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                r = message_builder_set_reply_serial(b, message_get_serial(call));
+        if (r == 0 && destination)
+                r = message_builder_set_destination(b, destination);
+        if (r == 0)
+                r = message_builder_set_sender(b, BUS_DRIVER_NAME);
+        if (r == 0)
+                r = message_builder_set_error_name(b, error_name);
+        if (r == 0)
+                r = message_builder_append_basic(b, 's', text);
+        if (r == 0)
+                r = message_builder_finish(b, ret);
+        return r > 0 ? -EINVAL : r;
+}
+
 /* dbus-daemon answers every message it could not deliver, whatever its type and flags. */
 int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...) {
         _cleanup_(message_unrefp) Message *m = NULL;
@@ -93,7 +121,7 @@ int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *
         va_start(ap, format);
         vsnprintf(text, sizeof(text), format, ap);
         va_end(ap);
-        r = message_new_error(call, BUS_DRIVER_NAME, bus_error_name(error), text, &m);
+        r = bus_error_new(call, bus_error_name(error), text, &m);
         if (r < 0)
                 return r;
         return bus_send_from_driver(bus, peer, m);
@@ -102,7 +130,7 @@ int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *
 int bus_queue(Peer *peer, Message *m, Peer *sender) {
         int r;
 
-        if (peer->dead)
+        if (peer->dead || peer->doomed)
                 return 0;
         r = connection_queue(&peer->connection, m, sender ? sender->charge : NULL);
         if (r != 0)
@@ -151,7 +179,9 @@ static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) 
                         dispatch_capture_error(bus, m, NULL, verdict.error, verdict.text);
                 return 0;
         }
-        (void) bus_queue(peer, m, NULL);
+        /* It cannot take what the bus owes it (a reply, NameLost, a signal it subscribed to). */
+        if (bus_queue(peer, m, NULL) == CONNECTION_E_QUOTA)
+                peer_doom(peer, m, "a message from the bus driver");
         return 0;
 }
 
@@ -189,6 +219,8 @@ static int dispatch_error_to_caller(Bus *bus, Peer *caller, uint32_t serial, int
         int r;
 
         r = message_builder_new(MESSAGE_ERROR, &b);
+        if (r >= 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r >= 0)
                 r = message_builder_set_reply_serial(b, serial);
         if (r >= 0)
@@ -266,7 +298,27 @@ static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Messag
         return 0;
 }
 
-/* The queue refused: tell the sender, as dbus-daemon does, and forget the slot. */
+/* A refusal for recipient's full queue: logged once until its queue drains, and counted. */
+static void dispatch_log_full(Bus *bus, Peer *sender, Peer *recipient) {
+        const BusConfigLimits *limits = &bus->config->limits;
+
+        bus->flow.refused++;
+        if (recipient->queue_full_logged)
+                return;
+        recipient->queue_full_logged = true;
+        log_notice("Refusing messages for %s (uid=%u pid=%d), first from %s: its queue is full "
+                   "(%zu bytes, %zu fds; max_outgoing_bytes=%lld, max_outgoing_unix_fds=%lld)",
+                   recipient->unique_name, (unsigned) recipient->creds.uid, (int) recipient->creds.pid,
+                   sender->unique_name, recipient->connection.out_bytes, recipient->connection.out_fds,
+                   (long long) limits->max_outgoing_bytes, (long long) limits->max_outgoing_unix_fds);
+}
+
+/*
+ * The queue refused: tell the sender, as dbus-daemon does (and dbus-broker
+ * for calls and signals), and forget the slot. The sender is not slowed
+ * down: a recipient that does not read costs its senders refusals, never
+ * a stall of their other deliveries.
+ */
 static int dispatch_refused(Bus *bus, Peer *sender, Peer *recipient, Message *m, int reason) {
         if (dispatch_expects_reply(m))
                 (void) reply_registry_take(bus->replies, &sender->replies, &recipient->replies,
@@ -274,9 +326,11 @@ static int dispatch_refused(Bus *bus, Peer *sender, Peer *recipient, Message *m,
         if (reason == CONNECTION_E_NO_FDS)
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NOT_SUPPORTED,
                                        "Tried to send message with Unix file descriptors to a client that doesn't support that.");
-        if (reason == CONNECTION_E_QUOTA)
+        if (reason == CONNECTION_E_QUOTA) {
+                dispatch_log_full(bus, sender, recipient);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_LIMITS_EXCEEDED,
                                        "Rejected: destination has a full message queue");
+        }
         return reason < 0 ? reason : 0;
 }
 
@@ -354,11 +408,19 @@ int bus_dispatch_activated(Peer *sender, Message *message) {
         return dispatch_unicast(bus, sender, recipient, m, true);
 }
 
+void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
+        if (bus->n_eavesdrop_rules > 0)
+                (void) dispatch_broadcast(bus, sender, NULL, m, NULL);
+}
+
 /*
  * Monitors see a message to the driver before its effects, except
  * systemd's ActivationFailure: dbus-daemon fails the waiting callers in a
  * transaction of their own, which goes out before the one that captured
- * the failure, so monitors see the callers' errors first.
+ * the failure, so monitors see the callers' errors first. Eavesdroppers
+ * get a copy after the driver's answer and effects, and only when the
+ * driver did not answer with an error (dbus-daemon's bus_dispatch_matches()
+ * after bus_driver_handle_message()).
  */
 static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         bool capture_after = driver_is_activation_failure(m);
@@ -375,31 +437,42 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         r = driver_dispatch(bus, sender, m);
         if (capture_after)
                 dispatch_capture(bus, m, sender, NULL, NULL);
-        return r;
+        if (r == 0 && !sender->dead)
+                bus_eavesdrop_driver_message(bus, sender, m);
+        return r < 0 ? r : 0;
 }
 
-/*
- * dbus-daemon leaves a method call without a destination to libdbus,
- * which answers it as a call to the bus itself as a plain object, which
- * implements nothing there: no broadcast, no monitor sees it, and
- * libdbus's stock UnknownMethod answer, word for word. A reply or error
- * without a destination answers nobody and is dropped.
- */
-static int dispatch_without_destination(Bus *bus, Peer *sender, Message *m) {
+int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         _cleanup_(message_unrefp) Message *error = NULL;
         const char *interface = message_get_interface(m);
         const char *signature = message_get_signature(m);
         char text[512];
         int r;
 
-        if (message_get_type(m) != MESSAGE_METHOD_CALL || (message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED))
-                return 0;
         snprintf(text, sizeof(text), "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
-                 message_get_member(m), signature ? signature : "", interface ? interface : "(null)");
-        r = message_new_error(m, BUS_DRIVER_NAME, bus_error_name(BUS_ERROR_UNKNOWN_METHOD), text, &error);
-        if (r < 0)
-                return r;
-        return bus_deliver_from_driver(bus, sender, error);
+                 message_get_member(m) ?: "", signature ? signature : "", interface ? interface : "(null)");
+        r = message_builder_new(MESSAGE_ERROR, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                r = message_builder_set_reply_serial(b, message_get_serial(m));
+        if (r == 0)
+                r = message_builder_set_error_name(b, bus_error_name(BUS_ERROR_UNKNOWN_METHOD));
+        if (r == 0)
+                r = message_builder_append_basic(b, 's', text);
+        if (r == 0)
+                r = message_builder_finish(b, &error);
+        if (r != 0)
+                return r < 0 ? r : -EINVAL;
+        return bus_deliver_from_driver(bus, peer, error);
+}
+
+/* A reply or error without a destination answers nobody and is dropped. */
+static int dispatch_without_destination(Bus *bus, Peer *sender, Message *m) {
+        if (message_get_type(m) != MESSAGE_METHOD_CALL)
+                return 0;
+        return bus_reply_unknown_method(bus, sender, m);
 }
 
 static int dispatch_stamp(Peer *sender, Message *m) {

@@ -583,6 +583,11 @@ static int driver_method_get_stats(Bus *bus, Peer *peer, Message *m, DriverError
                 r = driver_append_entry(b, "ActiveConnections", 'u', &active);
         if (r == 0)
                 r = driver_append_entry(b, "IncompleteConnections", 'u', &incomplete);
+        /* Flow control (dispatch.c): unicasts refused for a full queue, peers dropped for one. */
+        if (r == 0)
+                r = driver_stats_u64(b, "QueueFullRefused", bus->flow.refused);
+        if (r == 0)
+                r = driver_stats_u64(b, "QueueFullDisconnected", bus->flow.disconnected);
         if (r == 0 && bus->security)
                 r = driver_stats_mssf(b, security_get_counters(bus->security));
         if (r == 0 && bus->security)

@@ -44,8 +44,16 @@ int driver_fail(DriverError *error, int code, const char *format, ...) {
         return code;
 }
 
+/* As libdbus marks them in dbus-daemon, the driver's messages expect no reply. */
 int driver_return_new(Message *call, MessageBuilder **ret) {
-        return message_new_method_return(call, BUS_DRIVER_NAME, ret);
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r = message_new_method_return(call, BUS_DRIVER_NAME, &b);
+
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                *ret = TAKE_PTR(b);
+        return r;
 }
 
 /* As dbus-daemon: an answer goes out even if the caller said it expects none. */
@@ -107,6 +115,8 @@ static int driver_signal(Bus *bus, Peer *unicast_to, const char *member, const c
         int r;
 
         r = message_new_signal(BUS_DRIVER_NAME, BUS_DRIVER_PATH, DRIVER_INTERFACE, member, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r == 0 && unicast_to)
                 r = message_builder_set_destination(b, unicast_to->unique_name);
         va_start(ap, signature);
@@ -207,20 +217,8 @@ static int driver_register(Bus *bus, Peer *peer) {
         loop_timer_disarm(bus->loop, &peer->auth_timer);
         bus->n_incomplete--;
         bus->n_complete++;
+        bus_update_accepting(bus);
         return 0;
-}
-
-/* libdbus's stock answer, word for word, as dispatch.c gives it after Hello. */
-static int driver_hello_call_without_destination(Bus *bus, Peer *peer, Message *m) {
-        const char *interface = message_get_interface(m);
-        const char *signature = message_get_signature(m);
-
-        if (message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
-                return 0;
-        return bus_reply_error(bus, peer, m, BUS_ERROR_UNKNOWN_METHOD,
-                               "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
-                               message_get_member(m) ?: "", signature ? signature : "",
-                               interface ? interface : "(null)");
 }
 
 int driver_hello(Bus *bus, Peer *peer, Message *m) {
@@ -247,7 +245,7 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 if (type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR)
                         return 0;
                 if (!destination)
-                        return driver_hello_call_without_destination(bus, peer, m);
+                        return bus_reply_unknown_method(bus, peer, m);
                 return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
                                        "Client tried to send a message other than Hello without being registered");
         }
@@ -276,7 +274,11 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return r;
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         driver_stats_update_peaks(bus);
-        return bus_emit_name_change(bus, &change);
+        r = bus_emit_name_change(bus, &change);
+        if (r < 0)
+                return r;
+        bus_eavesdrop_driver_message(bus, peer, m);
+        return 0;
 }
 
 static int driver_method_hello(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -792,5 +794,6 @@ int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
                 return r;
         if (!error.text[0])
                 snprintf(error.text, sizeof(error.text), "Invalid arguments");
-        return bus_reply_error(bus, peer, m, r, "%s", error.text);
+        r = bus_reply_error(bus, peer, m, r, "%s", error.text);
+        return r < 0 ? r : DRIVER_E_FAILED;
 }

@@ -11,7 +11,15 @@ typedef struct MessageBuilder MessageBuilder;
 /* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
 int driver_hello(Bus *bus, Peer *peer, Message *m);
 
-/* A message addressed to org.freedesktop.DBus from a registered peer. */
+enum {
+        DRIVER_E_FAILED = 1,    /* the call was answered with an error */
+};
+
+/*
+ * A message addressed to org.freedesktop.DBus from a registered peer:
+ * 0 when handled (answered, or nothing to answer), DRIVER_E_FAILED when
+ * answered with an error, or a negative errno.
+ */
 int driver_dispatch(Bus *bus, Peer *peer, Message *m);
 /* systemd reporting that a unit the bus asked for did not start. */
 bool driver_is_activation_failure(Message *m);
