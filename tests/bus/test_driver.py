@@ -276,6 +276,7 @@ def test_no_reply_expected_suppresses_only_acks(bus):
                         flags=flags)]
     got = dict((m.reply_serial, m) for m in a.collect(0.5)
                if m.reply_serial)
+    assert not set(acks) & set(got), got
     assert sorted(got) == sorted(answered), got
     assert got[answered[3]].error_name == \
         'org.freedesktop.DBus.Error.UnknownMethod', got

@@ -6,7 +6,7 @@ with NO_REPLY_EXPECTED, a unicast signal (with or without the flag: GDBus
 sets it on signals), a method return or an error. Broadcasts and
 eavesdroppers' copies are never answered."""
 import rawdbus
-from rawdbus import (check_reply, METHOD_CALL, METHOD_RETURN, ERROR, SIGNAL,
+from rawdbus import (METHOD_CALL, METHOD_RETURN, ERROR, SIGNAL,
                      NO_REPLY_EXPECTED)
 from busfixture import config, DEFAULT_POLICY, SESSION_POLICY
 
