@@ -200,6 +200,8 @@ void peer_read(Peer *peer);
 void peer_update_events(Peer *peer);
 /* Disconnects: names, replies, matches, signals; freed after the batch. */
 void peer_disconnect(Peer *peer);
+/* NoReply to every caller still waiting for this peer to answer; their slots end. */
+void peer_fail_owed_replies(Peer *peer);
 /*
  * Its queue cannot take m, a copy it subscribed to or a message of the
  * driver's (what): it is disconnected once the current batch is done (its

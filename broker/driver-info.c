@@ -509,15 +509,18 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_return_ack(bus, peer, m);
         if (r < 0)
                 return r;
-        /* As dbus-daemon: the monitor loses every name, its unique one included. */
-        while (names_release_next(bus->names, &peer->names, &change) == 0)
-                (void) bus_emit_name_change(bus, &change);
+        /* As dbus-daemon: the monitor loses every name, its unique one (its first) first. */
         change = (NameChange) { .old_owner = &peer->names };
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         (void) bus_emit_name_change(bus, &change);
+        while (names_release_next(bus->names, &peer->names, &change) == 0)
+                (void) bus_emit_name_change(bus, &change);
         peer_drop_matches(peer);
         peer->monitor = true;
         ilist_append(&bus->monitors, &peer->monitor_link);
+        /* It may not answer any more, and what it waits for is no longer its concern. */
+        peer_fail_owed_replies(peer);
+        reply_owner_deinit(&peer->replies);
         return 0;
 }
 

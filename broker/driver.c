@@ -515,6 +515,10 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
                 return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
                                    "Caller \"%s\" is not allowed to update the activation environment",
                                    peer->unique_name);
+        /* As dbus-daemon: services of a bus that starts them through a setuid helper get a clean slate. */
+        if (bus->config->servicehelper)
+                return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
+                                   "Cannot change activation environment on a system bus.");
         message_reader_init(&reader, m);
         r = message_reader_enter(&reader, 'a', "{ss}");
         while (r == 0 && !message_reader_at_end(&reader)) {

@@ -314,8 +314,7 @@ Peer *peer_free(Peer *peer) {
         return NULL;
 }
 
-/* NoReply to every caller still waiting for this peer to answer. */
-static void peer_fail_owed_replies(Peer *peer) {
+void peer_fail_owed_replies(Peer *peer) {
         Bus *bus = peer->bus;
         ReplyEvent event;
 
@@ -338,12 +337,15 @@ static void peer_fail_owed_replies(Peer *peer) {
         }
 }
 
-/* Gives up every name, the unique one last, with the signals others expect. */
+/*
+ * Gives up every name with the signals others expect, in dbus-daemon's
+ * order: the latest request first, the unique name (the first) last.
+ */
 static void peer_release_names(Peer *peer) {
         Bus *bus = peer->bus;
         NameChange change;
 
-        while (names_release_next(bus->names, &peer->names, &change) == 0)
+        while (names_release_last(bus->names, &peer->names, &change) == 0)
                 (void) bus_emit_name_change(bus, &change);
         if (!peer->monitor) {
                 /* A monitor lost its unique name when it became one. */

@@ -116,6 +116,16 @@ def test_daemonizing_service_exit_0(bus):
     a.call('org.mssf.Forking', TPATH, TIFACE, 'Exit', timeout=3)
 
 
+@config(extra_config='  <servicehelper>/usr/lib/dbus-1.0/dbus-daemon-launch-helper'
+        '</servicehelper>\n')
+def test_update_activation_environment_refused_with_servicehelper(bus):
+    """dbus-daemon refuses UpdateActivationEnvironment on a bus that starts
+    services through the setuid helper (the system bus), even to root."""
+    a = bus.raw()
+    reply = a.bus_call('UpdateActivationEnvironment', 'a{ss}', [{'A': 'b'}])
+    assert error_name(reply) == 'org.freedesktop.DBus.Error.AccessDenied'
+
+
 def test_activation_exec_failed(bus):
     bus.add_service_file('org.mssf.Missing', ['/nonexistent/program'])
     a = bus.raw()

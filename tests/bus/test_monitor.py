@@ -134,6 +134,20 @@ def test_monitor_sees_driver_traffic(bus):
                for m in got), got
 
 
+def test_becoming_a_monitor_fails_calls_it_owed(bus):
+    """dbus-daemon: a monitor may not answer, so the callers waiting for
+    it get NoReply when it becomes one; its own pending calls are
+    forgotten (a late answer to it is unrequested)."""
+    a, b = bus.raw(), bus.raw()
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.Mon', 'Pending')
+    b.wait_for(lambda m: m.type == METHOD_CALL)
+    check_reply(b.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                       MONITORING, 'BecomeMonitor', 'asu', [[], 0]))
+    reply = a.wait_for(lambda m: m.reply_serial == serial, 3)
+    assert reply.type == ERROR and \
+        reply.error_name == 'org.freedesktop.DBus.Error.NoReply', reply
+
+
 def test_monitor_with_match_rules(bus):
     mon = become_monitor(bus, ["type='signal',member='BcastF'",
                                "type='method_call',member='CallF'"])

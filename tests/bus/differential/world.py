@@ -307,7 +307,9 @@ class Player:
                   rawdbus.FIELD_MEMBER: 'BecomeMonitor',
                   rawdbus.FIELD_INTERFACE: 'org.freedesktop.DBus.Monitoring',
                   rawdbus.FIELD_DESTINATION: BUS}
-        self.send(client, k, METHOD_CALL, fields, 'asu', [list(rules), 0])
+        # A monitor with rules is also shown the barrier (filtered out again).
+        rules = list(rules) + (["interface='%s'" % BARRIER] if rules else [])
+        self.send(client, k, METHOD_CALL, fields, 'asu', [rules, 0])
         serial = ACTION_BASE + k
         self.read_until(client, lambda m: m.reply_serial == serial and
                         m.type in (METHOD_RETURN, ERROR), keep=True)
@@ -419,6 +421,8 @@ class Player:
             return None
         kind = {METHOD_CALL: 'call', METHOD_RETURN: 'return', ERROR: 'error',
                 SIGNAL: 'signal'}.get(msg.type, str(msg.type))
+        if origin and origin.startswith('s') and msg.destination == BUS:
+            origin = 'driver'   # a message of the driver's: its serials are its own
         if msg.type == ERROR and sender == BUS:
             body = ''            # the bus's error texts are its own words
         else:
