@@ -12,7 +12,6 @@ delivered by then, in the order the bus delivered it.
 """
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
