@@ -51,10 +51,22 @@ class Reader(threading.Thread):
                                    m.member == 'Blob', 0.5)
             except TimeoutError:
                 continue
-            except rawdbus.Disconnected:
-                return
+            except (rawdbus.Disconnected, OSError):
+                return          # disconnected, or closed by the teardown
             self.count += 1
             self.last = time.monotonic()
+
+
+def broker_flow(bus, conn):
+    """mssf-broker's flow-control counters (org.mssf.Broker1.GetStats):
+    (refused, disconnected); None on dbus-daemon, which has neither."""
+    if bus.options.is_reference:
+        return None
+    values = check_reply(conn.call('org.freedesktop.DBus',
+                                   '/org/freedesktop/DBus', 'org.mssf.Broker1',
+                                   'GetStats', timeout=5)).body[0]
+    return tuple(values[key][1] for key in ('QueueFullRefused',
+                                             'QueueFullDisconnected'))
 
 
 def flood(sender, reader, n, window=4):
@@ -104,6 +116,12 @@ def test_stuck_subscribers_do_not_silence_a_service(bus):
             'NameHasOwner', 's', [conn.unique_name])).body[0], \
             '%s still connected' % conn.unique_name
     assert check_reply(service.bus_call('GetId', timeout=5))
+    if broker_flow(bus, observer) is not None:
+        # Counted, and one line each: the copies that found it doomed add none.
+        assert broker_flow(bus, observer) == (0, 2), broker_flow(bus, observer)
+        log = bus.daemon_log()
+        for conn in stuck_ones:
+            assert log.count('Disconnecting %s ' % conn.unique_name) == 1, log
 
 
 @config(limits=EQUAL)
@@ -131,6 +149,13 @@ def test_stuck_receiver_does_not_stall_its_sender(bus):
     refused = set(m.reply_serial for m in sender.collect(0.5)
                   if m.type == ERROR and m.error_name == LIMITS_EXCEEDED)
     assert refused, 'nothing was refused: 2.6 MB queued for a 1 MB queue'
+    if broker_flow(bus, healthy) is not None:
+        # Each refusal counted; logged once for the receiver, not per message.
+        assert broker_flow(bus, healthy) == (len(refused), 0), \
+            (broker_flow(bus, healthy), len(refused))
+        log = bus.daemon_log()
+        assert log.count('Refusing messages for %s ' %
+                         receiver.unique_name) == 1, log
     receiver.sock.setsockopt(rawdbus.socket.SOL_SOCKET,
                              rawdbus.socket.SO_RCVBUF, 1 << 20)
     got = []
