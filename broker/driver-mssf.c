@@ -104,6 +104,22 @@ static int driver_mssf_resolve(Bus *bus, Peer *asker, const char *token, char *l
         return 0;
 }
 
+/*
+ * Whether label holds token, through the oracle's cache when the label
+ * table already knows the token or the policy names it (both bounded);
+ * any other name a client makes up is asked of the kernel uncached, so
+ * that questions cannot grow the bus's memory.
+ */
+static int driver_mssf_has_token(Bus *bus, const SmackLabel *label, const char *token) {
+        const PolicyDb *db = security_get_policy_db(bus->security);
+        SmackOracle *oracle = security_get_oracle(bus->security);
+
+        if (smack_label_find(token) || policy_db_is_provided_token(db, token) ||
+            policy_db_is_global_token(db, token))
+                return smack_has_token(oracle, label, token);
+        return smack_has_token_uncached(oracle, label, token);
+}
+
 static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         SmackOracle *oracle = security_get_oracle(bus->security);
@@ -129,7 +145,7 @@ static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError
                                    "Connection \"%s\" has no Smack label: it holds no token", name);
         /* A revocation written before this question must not meet a cached grant. */
         (void) security_refresh(bus->security);
-        held = smack_has_token(oracle, target->security.mssf.label, label);
+        held = driver_mssf_has_token(bus, target->security.mssf.label, label);
         if (held < 0)
                 return driver_fail(error, BUS_ERROR_FAILED,
                                    "The kernel could not say whether \"%s\" holds %s: %s", name, label,

@@ -29,6 +29,7 @@
 #include "fake-smackfs.h"
 #include "format.h"
 #include "security.h"
+#include "smack-label.h"
 
 #define CONFIG "<busconfig><type>system</type><listen>unix:tmpdir=/tmp</listen>" \
         "<policy context=\"default\"><allow send_destination=\"*\"/><allow receive_sender=\"*\"/><allow own=\"*\"/></policy></busconfig>"
@@ -220,6 +221,34 @@ static void test_held_and_resolved(void **state) {
         world_stop(&w);
 }
 
+/*
+ * Token names the policy does not know are asked of the kernel each time
+ * and never interned: a client cannot grow the bus's label table by
+ * asking about made-up names.
+ */
+static void test_made_up_tokens_cost_no_memory(void **state) {
+        World w;
+        char token[32];
+        size_t labels;
+        unsigned questions;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "custom-label", "w");
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "custom-label", NULL), 1);
+        labels = smack_label_count();
+        questions = fake->questions;
+        for (int i = 0; i < 200; i++) {
+                snprintf(token, sizeof(token), "made-up-%d", i);
+                assert_int_equal(check_token(&w, &w.app, w.app.unique_name, token, NULL), 0);
+        }
+        assert_int_equal(smack_label_count(), labels);
+        assert_int_equal(fake->questions, questions + 200);
+        /* Not cached either: asked again, asked of the kernel again. */
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "custom-label", NULL), 1);
+        assert_int_equal(fake->questions, questions + 201);
+        world_stop(&w);
+}
+
 /* A grant revoked between two questions: the second says no, with no reload in between. */
 static void test_revocation_seen_at_once(void **state) {
         World w;
@@ -367,6 +396,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_held_and_resolved),
                 cmocka_unit_test(test_revocation_seen_at_once),
+                cmocka_unit_test(test_made_up_tokens_cost_no_memory),
                 cmocka_unit_test(test_who_may_ask),
                 cmocka_unit_test(test_pending_call_is_enough),
                 cmocka_unit_test(test_bad_arguments),
