@@ -64,6 +64,8 @@ int scaffold_tree_new(ScaffoldTree **ret);
 ScaffoldTree *scaffold_tree_free(ScaffoldTree *tree);
 void scaffold_tree_sort(ScaffoldTree *tree);
 const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *path);
+ScaffoldInterface *scaffold_interface_free(ScaffoldInterface *iface);
+ScaffoldMember *scaffold_member_free(ScaffoldMember *member);
 
 /*
  * Adds one introspection document (size bytes of data, named file in
