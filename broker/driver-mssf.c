@@ -89,11 +89,12 @@ static int driver_mssf_resolve(Bus *bus, Peer *asker, const char *token, char *l
         const SmackLabel *own = asker->security.mssf.label;
         int r;
 
-        /* No policy at all: no package provides anything, every bare name is global. */
+        /* A version 1 policy.db cannot tell a package's own token from a global one. */
         if (db && !policy_db_knows_provided_tokens(db) && !strstr(token, "::"))
                 return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
                                    "The compiled policy predates provided tokens, so '%s' cannot be resolved: run 'mssf-policy compile', or name the token in full (package::Token)",
                                    token);
+        /* No policy at all: no package provides anything, and every bare name is global. */
         r = policy_token_resolve(token, db && own ? own->text : NULL, policy_db_token_provided,
                                  (void *) db, label, POLICY_TOKEN_LABEL_SIZE);
         if (r < 0)
@@ -131,6 +132,8 @@ static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError
         r = message_read(m, "ss", &name, &token);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
+        /* A rule changed before this question (a revoked grant) must not meet a cached answer. */
+        (void) security_refresh(bus->security);
         r = driver_mssf_target(bus, peer, name, &target, error);
         if (r != 0)
                 return r;
@@ -143,8 +146,6 @@ static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError
         if (!target->security.mssf.label)
                 return driver_fail(error, BUS_ERROR_MSSF_NO_LABEL,
                                    "Connection \"%s\" has no Smack label: it holds no token", name);
-        /* A revocation written before this question must not meet a cached grant. */
-        (void) security_refresh(bus->security);
         held = driver_mssf_has_token(bus, target->security.mssf.label, label);
         if (held < 0)
                 return driver_fail(error, BUS_ERROR_FAILED,
