@@ -63,7 +63,8 @@ static int queue_add(PathQueue *q, char **children, size_t n_children) {
                 return -ENOMEM;
         }
         q->paths = grown;
-        memcpy(q->paths + q->n, children, n_children * sizeof(char *));
+        if (n_children > 0)
+                memcpy(q->paths + q->n, children, n_children * sizeof(char *));
         q->n += n_children;
         return 0;
 }

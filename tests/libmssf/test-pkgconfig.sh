@@ -3,9 +3,10 @@
 # DESTDIR), found with pkg-config, a program including both headers built
 # with "cc $(pkg-config --cflags --libs libmssf)" against the installed
 # files only, and run (an argument refused before any bus is asked).
-#   test-pkgconfig.sh BUILD_DIR
+#   test-pkgconfig.sh BUILD_DIR [CFLAGS]   (CFLAGS: the build's sanitizers, if any)
 set -eu
 build=$1
+extra=${2:-}
 dest=$(mktemp -d /tmp/libmssf-pc-XXXXXX)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
@@ -36,7 +37,7 @@ case $flags in
 *) echo "not ok - pkg-config does not point into the installed tree: $flags"; exit 1 ;;
 esac
 # shellcheck disable=SC2086 # flags are words
-cc -Wall -Wextra -Werror -o "$dest/service" "$dest/service.c" $flags
+cc -Wall -Wextra -Werror $extra -o "$dest/service" "$dest/service.c" $flags
 libdir=$(PKG_CONFIG_PATH=$dest/pc pkg-config --variable=libdir libmssf)
 out=$(LD_LIBRARY_PATH=$libdir "$dest/service")
 [ "$out" = "-22 org.freedesktop.DBus.Error.InvalidArgs 7" ] || { echo "not ok - the program said: $out"; exit 1; }
