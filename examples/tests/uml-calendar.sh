@@ -26,10 +26,6 @@ failures=0
 pids=""
 
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
-if [ -z "${MALLOC_PERTURB_:-}" ]; then
-    MALLOC_PERTURB_=165 exec /bin/sh "$0" "$@"
-fi
-export MALLOC_PERTURB_
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
