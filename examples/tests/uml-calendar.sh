@@ -2,9 +2,10 @@
 # The calendar's per-calendar checks under real Smack (one UML boot):
 #   uml-run uml-calendar.sh EXAMPLES_BUILD_DIR EXAMPLES_SOURCE_DIR MSSF_POLICY MSSF_BROKER SMACK_HELPER
 # mssf-policy installs the calendar (origin system) and two apps asking
-# for calendar::read and calendar::work: calendar-reader without an origin
-# (granted read only: work is checkorigin) and calendar-manager of origin
-# system (granted both). mssf-broker is the system bus with the compiled
+# for calendar::read and calendar::work: calendar-reader from the "store",
+# whose device policy (calendar-device-policy.conf) names calendar::read
+# for it but not calendar::work (both checkorigin), and calendar-manager of
+# the calendar's own origin, system (granted both). mssf-broker is the system bus with the compiled
 # policy; the calendar runs labelled calendar and asks libmssf about its
 # callers. The app (mssf-demo-app) runs under each app label:
 #  - the reader lists and reads the personal calendar, and is refused the
@@ -50,9 +51,13 @@ app() { label=$1; shift; timeout 20 "$helper" run "$label" "$build/mssf-demo-app
 
 mkdir -p "$lib"
 cp "$build/mssf-demo-calendar" "$lib/"
-policy() { "$tool" "$@" --root "$root" --smackfs /sys/fs/smackfs --no-reload; }
+# One device policy for every install: each regenerates every package's grants.
+policy() {
+    "$tool" "$@" --root "$root" --smackfs /sys/fs/smackfs --no-reload \
+        --device-policy "$source/tests/calendar-device-policy.conf"
+}
 policy install --origin system calendar "$source/manifests/calendar.xml" > "$root/install.log" 2>&1 &&
-    policy install calendar-reader "$source/tests/calendar-reader.xml" >> "$root/install.log" 2>&1 &&
+    policy install --origin store calendar-reader "$source/tests/calendar-reader.xml" >> "$root/install.log" 2>&1 &&
     policy install --origin system calendar-manager "$source/tests/calendar-manager.xml" >> "$root/install.log" 2>&1 ||
     { cat "$root/install.log"; echo "mssf-policy install failed"; exit 1; }
 has "calendar-reader is refused calendar::work" "calendar::work is not granted to calendar-reader" \
