@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "macro.h"
 #include "mssf-private.h"
 #include "mssf/mssf-sd-bus.h"
 
@@ -74,9 +73,11 @@ static int read_answer(sd_bus_message *reply, sd_bus_error *ret_error) {
                 r = sd_bus_error_copy(&error, sd_bus_message_get_error(reply));
                 return translate_error(&error, r, ret_error);
         }
-        r = sd_bus_message_read(reply, "b", &held);
-        if (r < 0)
-                return sd_bus_error_set_errnof(ret_error, r, "The bus's answer to CheckToken is not a boolean");
+        /* Anything but exactly one boolean is no answer (an empty reply must not read as "no"). */
+        r = sd_bus_message_has_signature(reply, "b") ? sd_bus_message_read(reply, "b", &held) : -EBADMSG;
+        if (r <= 0)
+                return sd_bus_error_set_errnof(ret_error, r < 0 ? -r : EBADMSG,
+                                               "The bus's answer to CheckToken is not a boolean");
         return held ? 1 : 0;
 }
 

@@ -4,7 +4,8 @@
  * authors expect them, the asynchronous form's callback from
  * sd_bus_process() only, a slot unreferenced before the answer cancels
  * it, a floating question is answered once, and a message without a
- * sender has no one to ask about.
+ * sender has no one to ask about; a reply that is not exactly one
+ * boolean is an error, never "no" and never "yes".
  *   test-libmssf-sd-bus MSSF_BROKER [DBUS_DAEMON]
  */
 #include <errno.h>
@@ -14,6 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <systemd/sd-bus.h>
@@ -179,6 +183,80 @@ static void test_message_without_sender(void **state) {
         test_bus_stop(&test_bus);
 }
 
+/*
+ * A driver whose reply to CheckToken is not one boolean (a peer that
+ * answers in its place: the token names the reply it gives). The sd-bus
+ * side serves on the other end of a socketpair in a child process.
+ */
+static int fake_driver_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const char *name = NULL, *token = NULL;
+
+        if (!sd_bus_message_is_method_call(m, "org.mssf.Broker1", "CheckToken") ||
+            sd_bus_message_read(m, "ss", &name, &token) < 0)
+                return 0;
+        if (strcmp(token, "empty") == 0)
+                return sd_bus_reply_method_return(m, NULL);
+        if (strcmp(token, "string") == 0)
+                return sd_bus_reply_method_return(m, "s", "yes");
+        if (strcmp(token, "two") == 0)
+                return sd_bus_reply_method_return(m, "bb", 1, 1);
+        return sd_bus_reply_method_return(m, "b", 1);
+}
+
+static void fake_driver_serve(int fd) {
+        sd_bus *server = NULL;
+        sd_id128_t id;
+
+        if (sd_id128_randomize(&id) < 0 || sd_bus_new(&server) < 0 || sd_bus_set_fd(server, fd, fd) < 0 ||
+            sd_bus_set_server(server, 1, id) < 0 || sd_bus_set_anonymous(server, 1) < 0 ||
+            sd_bus_add_filter(server, NULL, fake_driver_answer, NULL) < 0 || sd_bus_start(server) < 0)
+                _exit(1);
+        for (;;) {
+                int r = sd_bus_process(server, NULL);
+
+                if (r < 0)
+                        _exit(0);
+                if (r == 0 && sd_bus_wait(server, UINT64_MAX) < 0)
+                        _exit(0);
+        }
+}
+
+static void test_answer_not_a_boolean(void **state) {
+        static const char *const malformed[] = { "empty", "string", "two" };
+        sd_bus *bus = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        Answer answer = { 0 };
+        int fds[2], status;
+        pid_t pid;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(fds[0]);
+                fake_driver_serve(fds[1]);
+        }
+        close(fds[1]);
+        assert_int_equal(sd_bus_new(&bus), 0);
+        assert_true(sd_bus_set_fd(bus, fds[0], fds[0]) >= 0);
+        assert_true(sd_bus_set_anonymous(bus, 1) >= 0);
+        assert_true(sd_bus_start(bus) >= 0);
+        /* The fake answers a well-formed "b" as a driver would: so the path itself works. */
+        assert_int_equal(mssf_sd_bus_check_token(bus, ":1.1", "work", &error), 1);
+        for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+                expect(mssf_sd_bus_check_token(bus, ":1.1", malformed[i], &error), &error, -EBADMSG,
+                       SD_BUS_ERROR_INCONSISTENT_MESSAGE, "not a boolean");
+                sd_bus_error_free(&error);
+        }
+        assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.1", "empty", answered, &answer), 0);
+        while (answer.calls == 0)
+                assert_true(sd_bus_wait(bus, UINT64_MAX) >= 0 && sd_bus_process(bus, NULL) >= 0);
+        assert_int_equal(answer.held, -EBADMSG);
+        sd_bus_flush_close_unref(bus);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void test_dbus_daemon(void **state) {
         TestBus test_bus;
         sd_bus *bus;
@@ -206,6 +284,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test(test_bus_answers),
                 cmocka_unit_test(test_async),
                 cmocka_unit_test(test_message_without_sender),
+                cmocka_unit_test(test_answer_not_a_boolean),
                 cmocka_unit_test(test_dbus_daemon),
         };
 
