@@ -163,7 +163,22 @@ const DriverMethod driver_mssf_methods[] = {
 
 const unsigned driver_n_mssf_methods = ELEMENTSOF(driver_mssf_methods);
 
+/* The documentation travels with the method (gdbus-codegen's doc-comment form), for busctl and d-feet readers. */
 const char driver_mssf_xml_check_token[] =
+        "    <!--\n"
+        "      CheckToken: does the connection @name (a unique name) hold @token?\n"
+        "      @token is named as the asker's manifest names it: a bare Token is\n"
+        "      the asker's package::Token if its package provides one, else the\n"
+        "      global Token; pkg::Token as written. Held means the kernel says\n"
+        "      \"label token w\" now (a revoked grant is never seen as held).\n"
+        "      Who may ask about whom: the asker about itself, about a connection\n"
+        "      waiting for its reply (its caller), and with Smack about one whose\n"
+        "      label may send to the asker's; anything else is AccessDenied.\n"
+        "      Busconfig may restrict who calls it (send_member=\"CheckToken\").\n"
+        "      Never a false yes: InvalidArgs, NameHasNoOwner, AccessDenied,\n"
+        "      org.mssf.Broker1.Error.SmackDisabled, .NoLabel, .PolicyOutdated\n"
+        "      and Failed are errors. See mssf-broker(8) and libmssf(3).\n"
+        "    -->\n"
         "    <method name=\"CheckToken\">\n"
         "      <arg name=\"name\" direction=\"in\" type=\"s\"/>\n"
         "      <arg name=\"token\" direction=\"in\" type=\"s\"/>\n"
