@@ -1,6 +1,14 @@
 /*
  * The tree scaffold builds (scaffold.h), and the D-Bus type signature
  * check the introspection parser applies to every type it reads.
+ *
+ * An object the data names but describes no interface of (a path prefix
+ * such as "/" or "/org", which GDBus and libdbus answer Introspect on
+ * without listing Introspectable) still answers Introspect: the walk
+ * itself relies on it. scaffold_tree_complete() gives such an object
+ * that one method, so that the manifest declares it (open) and a client
+ * can walk the tree under the bus's mediation, and check reports it when
+ * a manifest leaves it out.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -118,3 +126,31 @@ const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *pat
         return NULL;
 }
 
+
+int scaffold_tree_complete(ScaffoldTree *tree) {
+        for (size_t i = 0; i < tree->n_nodes; i++) {
+                ScaffoldNode *node = tree->nodes[i];
+                ScaffoldInterface *iface;
+                ScaffoldMember *introspect;
+
+                if (node->n_interfaces > 0)
+                        continue;
+                node->interfaces = calloc(1, sizeof(node->interfaces[0]));
+                iface = calloc(1, sizeof(*iface));
+                introspect = calloc(1, sizeof(*introspect));
+                if (iface)
+                        iface->members = calloc(1, sizeof(iface->members[0]));
+                if (!node->interfaces || !iface || !iface->members || !introspect ||
+                    !(iface->name = strdup("org.freedesktop.DBus.Introspectable")) ||
+                    !(iface->file = strdup("(implied: an object answers Introspect)")) ||
+                    !(introspect->name = strdup("Introspect"))) {
+                        scaffold_member_free(introspect);
+                        scaffold_interface_free(iface);
+                        return -ENOMEM;
+                }
+                introspect->kind = SCAFFOLD_METHOD;
+                iface->members[iface->n_members++] = introspect;
+                node->interfaces[node->n_interfaces++] = iface;
+        }
+        return 0;
+}

@@ -64,6 +64,9 @@ static int build_tree(ToolContext *c, const ScaffoldArgs *args, ScaffoldTree **r
         if (n_interfaces == 0)
                 return fail(c, args->destination ? args->destination : args->xml[0],
                             "the introspection data lists no interface: nothing to declare");
+        r = scaffold_tree_complete(tree);
+        if (r < 0)
+                return r;
         scaffold_tree_sort(tree);
         *ret = TAKE_PTR(tree);
         return 0;

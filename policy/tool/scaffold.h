@@ -63,6 +63,8 @@ typedef struct ScaffoldTree {
 int scaffold_tree_new(ScaffoldTree **ret);
 ScaffoldTree *scaffold_tree_free(ScaffoldTree *tree);
 void scaffold_tree_sort(ScaffoldTree *tree);
+/* Every object without an interface gets org.freedesktop.DBus.Introspectable.Introspect (it answers it). */
+int scaffold_tree_complete(ScaffoldTree *tree);
 const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *path);
 ScaffoldInterface *scaffold_interface_free(ScaffoldInterface *iface);
 ScaffoldMember *scaffold_member_free(ScaffoldMember *member);

@@ -120,6 +120,36 @@ static void test_merge_and_duplicates(void **state) {
         free(line);
 }
 
+/* An object with no interface of its own (a path prefix) answers Introspect: completed with it, alone. */
+static void test_complete(void **state) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        const ScaffoldInterface *iface;
+
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(scaffold_tree_new(&tree), 0);
+        assert_int_equal(parse(tree, "<node name=\"/\"><node name=\"org\"/>"
+                                     "<node name=\"org/x\"><interface name=\"a.B\"><method name=\"M\"/></interface></node>"
+                                     "</node>", NULL, diag), 0);
+        assert_int_equal(scaffold_tree_complete(tree), 0);
+        scaffold_tree_sort(tree);
+        assert_int_equal(tree->n_nodes, 3);
+        for (size_t i = 0; i < 2; i++) {
+                assert_int_equal(tree->nodes[i]->n_interfaces, 1);
+                iface = tree->nodes[i]->interfaces[0];
+                assert_string_equal(iface->name, "org.freedesktop.DBus.Introspectable");
+                assert_int_equal(iface->n_members, 1);
+                assert_int_equal(iface->members[0]->kind, SCAFFOLD_METHOD);
+                assert_string_equal(iface->members[0]->name, "Introspect");
+        }
+        /* An object with interfaces is left as its data describes it. */
+        assert_string_equal(tree->nodes[2]->path, "/org/x");
+        assert_int_equal(tree->nodes[2]->n_interfaces, 1);
+        assert_string_equal(tree->nodes[2]->interfaces[0]->name, "a.B");
+        assert_int_equal(scaffold_tree_complete(tree), 0);
+        assert_int_equal(tree->nodes[0]->n_interfaces, 1);
+}
+
 typedef struct Refusal {
         const char *text;
         const char *path;               /* walking, or NULL: a file */
@@ -277,6 +307,7 @@ int main(void) {
                 cmocka_unit_test(test_file_document),
                 cmocka_unit_test(test_reply_children),
                 cmocka_unit_test(test_merge_and_duplicates),
+                cmocka_unit_test(test_complete),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_plain_entities),
                 cmocka_unit_test(test_bounds),

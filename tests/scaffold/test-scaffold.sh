@@ -42,11 +42,18 @@ roundtrip() {
     out=$("$tool" scaffold --name "$name" --token "$token" $(for f in "$@"; do printf -- '--xml %s ' "$f"; done) \
           2>&1 > "$m")
     check "$label: scaffold exits 0" "0:" "$?:$(printf '%s' "$out" | grep -c error: | sed 's/^0$//')"
-    for kind in method signal property; do
+    # An object with no interface of its own (GDBus's "/", "/org") answers Introspect: declared, open.
+    implied=$(grep -L '<interface name=' "$@" | wc -l)
+    check "$label: every method listed, and Introspect where no interface is" \
+        "$(($(count "<method[ >]" "$@") + implied))" "$(count "<method[ >]" "$m")"
+    for kind in signal property; do
         check "$label: every $kind listed" "$(count "<$kind[ >]" "$@")" "$(count "<$kind[ >]" "$m")"
     done
-    check "$label: every interface listed" "$(count '<interface name=' "$@")" "$(count '<interface name=' "$m")"
-    check "$label: Introspectable open wherever it is" "$(count 'org.freedesktop.DBus.Introspectable' "$@")" \
+    check "$label: every interface listed" "$(($(count '<interface name=' "$@") + implied))" \
+        "$(count '<interface name=' "$m")"
+    check "$label: every object listed" "$(count '^<node name=' "$@")" "$(count '<node name=' "$m")"
+    check "$label: Introspectable open wherever it is" \
+        "$(($(count 'org.freedesktop.DBus.Introspectable' "$@") + implied))" \
         "$(grep -A1 'interface name="org.freedesktop.DBus.Introspectable"' "$m" | grep -c 'value=""')"
     has "$label: $guarded needs $token" "value=\"$token\"" \
         "$(grep -A1 "interface name=\"$guarded\"" "$m")"
