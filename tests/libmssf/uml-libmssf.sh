@@ -14,7 +14,10 @@
 #  - a revocation written to load2 is seen by the next question, on the
 #    same connections, with no reload; granting again is seen too;
 #  - a connection that may not reach the probe is not the probe's to ask
-#    about (AccessDenied); root's floor label holds nothing.
+#    about (AccessDenied); root's floor label holds nothing;
+#  - CheckToken asked directly: about oneself answered; a caller with no
+#    Smack rule from the holder (the stranger, root's floor label) is
+#    refused (AccessDenied).
 set -u
 broker=$1
 policy_tool=$2
@@ -144,6 +147,21 @@ for dest in org.mssf.Probe.Gio org.mssf.Probe.SdBus; do
             "$(ask reader "$dest" "$method" "$stranger_unique" read)"
     done
 done
+# The bus method itself, asked directly (gdbus, no libmssf).
+driver_ask() {
+    as "$1" gdbus call --system --timeout 10 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.mssf.Broker1.CheckToken "$2" "$3"
+}
+check "CheckToken: holder about itself, probe::work" "(true,)" "$(driver_ask holder "$holder_unique" probe::work)"
+check "CheckToken: a bare name is the asker's package's own or global: 'work' is not probe's for holder" \
+    "(false,)" "$(driver_ask holder "$holder_unique" work)"
+# A caller with no Smack rule to or from the holder learns nothing about it.
+has "CheckToken: the stranger (no Smack rule with holder) is refused" \
+    "AccessDenied: .*may ask CheckToken only about itself" "$(driver_ask stranger "$holder_unique" probe::work)"
+has "CheckToken: root's floor label (no rule from holder) is refused" \
+    "AccessDenied: .*may ask CheckToken only about itself" \
+    "$(gdbus call --system --timeout 10 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+       --method org.mssf.Broker1.CheckToken "$holder_unique" probe::work 2>&1)"
 load_rule holder probe::work -
 check "kernel: work revoked from holder" 0 "$("$helper" access holder probe::work w)"
 for dest in org.mssf.Probe.Gio org.mssf.Probe.SdBus; do
