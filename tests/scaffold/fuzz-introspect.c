@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 r = scaffold_xml_parse(tree, (const char *) data, size, "fuzz.xml", walking ? "/" : NULL, diag,
                                        &children, &n_children);
                 if (r == 0) {
+                        if (scaffold_tree_complete(tree) < 0)
+                                abort();
                         scaffold_tree_sort(tree);
                         write_manifest(tree);
                 }
