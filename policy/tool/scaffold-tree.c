@@ -126,7 +126,6 @@ const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *pat
         return NULL;
 }
 
-
 int scaffold_tree_complete(ScaffoldTree *tree) {
         for (size_t i = 0; i < tree->n_nodes; i++) {
                 ScaffoldNode *node = tree->nodes[i];
