@@ -398,8 +398,7 @@ static const char driver_xml_stats[] =
 
 static const char driver_xml_broker[] =
         "  <interface name=\"org.mssf.Broker1\">\n"
-        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
-        "  </interface>\n";
+        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n";
 
 static const char driver_xml_peer[] =
         "  <interface name=\"org.freedesktop.DBus.Peer\">\n"
@@ -425,10 +424,12 @@ static int driver_introspection(const char *path, char **ret) {
                 child = canonical + n + 1;
         if (child)
                 snprintf(node, sizeof(node), "  <node name=\"%s\"/>\n", child);
-        if (asprintf(ret, "%s%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
+        if (asprintf(ret, "%s%s%s%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
                      is_canonical ? driver_xml_properties : "", driver_xml_introspectable,
                      is_canonical ? driver_xml_monitoring : "", is_canonical ? driver_xml_stats : "",
-                     is_canonical ? driver_xml_broker : "", driver_xml_peer, node) < 0)
+                     is_canonical ? driver_xml_broker : "",
+                     is_canonical ? driver_mssf_xml_check_token : "",
+                     is_canonical ? "  </interface>\n" : "", driver_xml_peer, node) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -748,6 +748,9 @@ static const DriverMethod *driver_find(const char *interface, const char *member
         if (!method)
                 method = driver_find_in(driver_stats_methods, driver_n_stats_methods, interface,
                                         member, canonical, found_interface);
+        if (!method)
+                method = driver_find_in(driver_mssf_methods, driver_n_mssf_methods, interface,
+                                        member, canonical, found_interface);
         return method;
 }
 

@@ -57,6 +57,10 @@ int driver_resolve(Bus *bus, const char *name, Peer **ret);
 /* driver-info.c: credentials, properties, introspection, monitoring. */
 extern const DriverMethod driver_info_methods[];
 extern const unsigned driver_n_info_methods;
+/* driver-mssf.c: org.mssf.Broker1.CheckToken, and its introspection XML. */
+extern const DriverMethod driver_mssf_methods[];
+extern const unsigned driver_n_mssf_methods;
+extern const char driver_mssf_xml_check_token[];
 /* driver-stats.c: org.freedesktop.DBus.Debug.Stats. */
 extern const DriverMethod driver_stats_methods[];
 extern const unsigned driver_n_stats_methods;

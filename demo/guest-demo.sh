@@ -209,6 +209,8 @@ expect "$out/install-untrusted-app" "Location is not granted to untrusted-app" \
         "untrusted-app is not granted Location"
 expect "$out/install-untrusted-app" "calendar::data is not granted to untrusted-app" \
         "untrusted-app is not granted calendar::data"
+expect "$out/install-untrusted-app" "calendar::work is not granted to untrusted-app" \
+        "untrusted-app is not granted calendar::work"
 echo
 echo "\$ mssf-policy list"
 policy list | indent
@@ -250,15 +252,17 @@ expect "$out/explain-untrusted-app" "^denied" "the policy denies untrusted-app's
 ##########################################################################
 step "Starting mssf-broker as the system bus" \
      "Debian's own /usr/share/dbus-1/system.conf, with the examples'" \
-     "busconfig snippets as the only system.d files, the compiled MSSF" \
-     "policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
+     "busconfig snippets and mssf-broker's own as the only system.d files," \
+     "the compiled MSSF policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
      "dbus.socket would: socket labelled * in, @ out). Denials are logged" \
      "to stderr, kept in $buslog (no journald in this guest)."
 # Guest-only mounts: the host's own system.d files stay out of the demo.
 mount -t tmpfs demo-system.d /etc/dbus-1/system.d
 mount -t tmpfs demo-system.d /usr/share/dbus-1/system.d
 cp "$source"/examples/dbus/*.conf /etc/dbus-1/system.d/
-for f in /etc/dbus-1/system.d/*; do echo "   $f"; done
+# mssf-broker's own snippet, as its package installs it (lets services ask CheckToken).
+cp "$source"/dbus-conf/org.mssf.Broker1.conf /usr/share/dbus-1/system.d/
+for f in /etc/dbus-1/system.d/* /usr/share/dbus-1/system.d/*; do echo "   $f"; done
 mkdir -p /run/dbus
 echo "\$ mssf-broker --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
 "$sock_activate" /run/dbus/system_bus_socket \
@@ -397,6 +401,24 @@ expect "$out/u-cal" "^Name: Work" "untrusted-app reads the open Name"
 expect "$out/u-cal" "^EventCount $denied" "untrusted-app may not Get EventCount"
 expect "$out/u-cal" "^setting Name to Stolen $denied" "untrusted-app may not set Name"
 expect_not "$out/u-cal-sig" "^received EventAdded" "untrusted-app receives no EventAdded"
+
+##########################################################################
+step "Calendar: which calendars, decided by the service" \
+     "ListCalendars and ListCalendarEvents need calendar::read (the bus" \
+     "checks that); the work calendar also needs calendar::work, which the" \
+     "calendar service checks itself: it asks the bus with libmssf whether" \
+     "the caller holds it. The store granted untrusted-app calendar::read only."
+app untrusted-app "$out/u-cals" call $cal ListCalendars call $cal ListCalendarEvents s:personal \
+        call $cal ListCalendarEvents s:work
+app trusted-app "$out/t-cals" call $cal ListCalendars call $cal ListCalendarEvents s:work
+echo "What the calendar service printed (libmssf's answers):"
+grep 'calendar::work' "$out/service-calendar" | indent
+expect "$out/u-cals" "^ListCalendars answered: \['personal'\]" "untrusted-app lists the personal calendar only"
+expect "$out/u-cals" "^ListCalendarEvents answered: " "untrusted-app reads the personal calendar"
+expect "$out/u-cals" "^ListCalendarEvents $denied: the work calendar needs calendar::work" \
+        "the calendar refuses untrusted-app the work calendar"
+expect "$out/t-cals" "^ListCalendars answered: \['personal', 'work'\]" "trusted-app lists both calendars"
+expect "$out/t-cals" "Budget \(confidential\)" "trusted-app reads the work calendar"
 
 ##########################################################################
 step "What the bus logged" \

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "manifest-parser.h"
+#include "token-name.h"
 #include "model-build.h"
 
 /* --------------------------------------------------------------------- */
@@ -148,62 +149,55 @@ bool parser_require_attr(Parser *p, ElementKind kind, const char *value, const c
 /* --------------------------------------------------------------------- */
 /* Token names. */
 
-static bool is_posix_prefix(const char *s, size_t n) {
-        static const char *const prefixes[] = { "UID", "GID", "GRP", "CAP" };
-        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
-                if (n == 3 && memcmp(s, prefixes[i], 3) == 0)
-                        return true;
-        return false;
-}
+/* The package's own tokens: those its <provide> declares anywhere in the file. */
+static bool package_provides(const char *package, const char *name, void *userdata) {
+        const Parser *p = userdata;
 
-static bool package_provides(const Parser *p, const char *name) {
         return model_strv_contains(p->provided, p->n_provided, name);
 }
 
+/* policy_token_resolve() is the one rule, shared with the bus (CheckToken). */
 int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
                          const char *what, char **ret_label, char **ret_provider) {
+        char resolved[POLICY_TOKEN_LABEL_SIZE];
         const char *sep = strstr(written, "::");
         _cleanup_free_ char *provider = NULL;
         _cleanup_free_ char *label = NULL;
-        if (sep && is_posix_prefix(written, (size_t) (sep - written))) {
+        int r = policy_token_resolve(written, p->package->name, package_provides, p, resolved,
+                                     sizeof(resolved));
+
+        if (r == POLICY_TOKEN_E_POSIX) {
                 parser_error(p, loc, "%s '%s' is a POSIX credential: only a resource token "
                              "can be named here", what, written);
                 return MANIFEST_E_INVALID;
         }
-        if (!manifest_valid_label(written) ||
-            (sep && (sep == written || strstr(sep + 2, "::") || sep[2] == '\0'))) {
+        if (r == POLICY_TOKEN_E_INVALID) {
                 parser_error(p, loc, "%s '%s' is not a valid token name: write Token or "
                              "package::Token (at most %d characters, no whitespace, '/', "
                              "quotes or backslash)", what, written, MANIFEST_MAX_LABEL);
                 return MANIFEST_E_INVALID;
         }
+        if (r == POLICY_TOKEN_E_PACKAGE) {
+                parser_error(p, loc, "%s '%s': '%.*s' is not a valid package name", what, written,
+                             (int) (sep - written), written);
+                return MANIFEST_E_INVALID;
+        }
+        if (r == POLICY_TOKEN_E_TOO_LONG) {
+                parser_error(p, loc, "%s '%s': its label '%s::%s' is longer than %d characters",
+                             what, written, p->package->name, written, MANIFEST_MAX_LABEL);
+                return MANIFEST_E_INVALID;
+        }
+        if (r != 0)
+                return parser_fail(p, r < 0 ? r : -EINVAL);
+        label = strdup(resolved);
+        if (!label)
+                return parser_fail(p, -ENOMEM);
+        /* The provider: the package part of the label, none for a global token. */
+        sep = strstr(resolved, "::");
         if (sep) {
-                provider = strndup(written, (size_t) (sep - written));
-                label = strdup(written);
-                if (!provider || !label)
-                        return parser_fail(p, -ENOMEM);
-                if (!manifest_valid_package_label(provider)) {
-                        parser_error(p, loc, "%s '%s': '%s' is not a valid package name",
-                                     what, written, provider);
-                        return MANIFEST_E_INVALID;
-                }
-        } else if (package_provides(p, written)) {
-                char *full;
-                if (asprintf(&full, "%s::%s", p->package->name, written) < 0)
-                        return parser_fail(p, -ENOMEM);
-                label = full;
-                provider = strdup(p->package->name);
+                provider = strndup(resolved, (size_t) (sep - resolved));
                 if (!provider)
                         return parser_fail(p, -ENOMEM);
-        } else {
-                label = strdup(written);
-                if (!label)
-                        return parser_fail(p, -ENOMEM);
-        }
-        if (!manifest_valid_label(label)) {
-                parser_error(p, loc, "%s '%s': its label '%s' is longer than %d characters",
-                             what, written, label, MANIFEST_MAX_LABEL);
-                return MANIFEST_E_INVALID;
         }
         *ret_label = TAKE_PTR(label);
         *ret_provider = TAKE_PTR(provider);

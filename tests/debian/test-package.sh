@@ -33,6 +33,11 @@ holds mssf-policy ./usr/share/man/man5/mssf-manifest.5.gz
 holds mssf-policy ./var/lib/mssf/
 holds libmssf-policydb-dev ./usr/include/mssf/db-read.h
 holds libmssf-policydb-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/mssf-policydb.pc
+holds libmssf1 ./usr/lib/x86_64-linux-gnu/libmssf.so.1
+holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-gio.h
+holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-sd-bus.h
+holds libmssf-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/libmssf.pc
+holds libmssf-dev ./usr/share/man/man3/mssf_check_token.3.gz
 # Installing must not enable or start the bus (that would replace the
 # running system bus): units are never started, and enabled only when an
 # earlier install was (deb-systemd-helper was-enabled keeps that state).
@@ -52,7 +57,8 @@ mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
 touch "$root/var/lib/dpkg/status"
 if ! dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
         --log=/dev/null -i "$work"/mssf-broker_*_amd64.deb "$work"/mssf-policy_*_amd64.deb \
-        "$work"/libmssf-policydb-dev_*_amd64.deb >"$work/install.log" 2>&1; then
+        "$work"/libmssf-policydb-dev_*_amd64.deb "$work"/libmssf1_*_amd64.deb \
+        "$work"/libmssf-dev_*_amd64.deb >"$work/install.log" 2>&1; then
     cat "$work/install.log"
     fail=1
 fi
