@@ -47,6 +47,17 @@ int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char 
                      unsigned line, unsigned column, const char *format, va_list ap)
                      _printf_(6, 0);
 
+/* How many there were, to forget what came after (diagnostics_rewind). */
+typedef struct DiagnosticsMark {
+        size_t n_items;
+        size_t n_errors;
+        size_t n_warnings;
+} DiagnosticsMark;
+
+DiagnosticsMark diagnostics_mark(const Diagnostics *diag);
+/* Drop everything added since mark (diag NULL: nothing). */
+void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark);
+
 /* "file:line:column: error: message" (parts that are 0/NULL left out). */
 int diagnostic_format(const Diagnostic *d, char **ret);
 /* The first item whose message contains needle (for tests and tools), or NULL. */

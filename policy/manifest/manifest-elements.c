@@ -157,7 +157,16 @@ static bool is_posix_prefix(const char *s, size_t n) {
 }
 
 static bool package_provides(const Parser *p, const char *name) {
-        return model_strv_contains(p->provided, p->n_provided, name);
+        if (p->provided_known)
+                return model_strv_contains(p->provided, p->n_provided, name);
+        return package_find_token(p->package, name) != NULL;
+}
+
+/* A bare name taken as global before the file said whether it provides it. */
+static int remember_global(Parser *p, const char *name) {
+        if (p->provided_known || model_strv_contains(p->globals, p->n_globals, name))
+                return 0;
+        return model_strv_append(&p->globals, &p->n_globals, name);
 }
 
 int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
@@ -188,16 +197,13 @@ int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
                         return MANIFEST_E_INVALID;
                 }
         } else if (package_provides(p, written)) {
-                char *full;
-                if (asprintf(&full, "%s::%s", p->package->name, written) < 0)
-                        return parser_fail(p, -ENOMEM);
-                label = full;
+                label = model_join3(p->package->name, "::", written);
                 provider = strdup(p->package->name);
-                if (!provider)
+                if (!label || !provider)
                         return parser_fail(p, -ENOMEM);
         } else {
                 label = strdup(written);
-                if (!label)
+                if (!label || remember_global(p, written) < 0)
                         return parser_fail(p, -ENOMEM);
         }
         if (!manifest_valid_label(label)) {
@@ -448,6 +454,9 @@ static void on_provide_credential(Parser *p, Frame *frame, const Frame *parent, 
         if (MODEL_APPEND(p->package->tokens, p->package->n_tokens, t) < 0)
                 return (void) parser_fail(p, -ENOMEM);
         TAKE_PTR(t);
+        /* An earlier bare use of this name was resolved as a global token. */
+        if (!p->provided_known && model_strv_contains(p->globals, p->n_globals, name))
+                p->rerun = true;
 }
 
 /* --------------------------------------------------------------------- */

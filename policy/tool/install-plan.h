@@ -8,6 +8,7 @@
 #include "diagnostic.h"
 #include "paths.h"
 #include "smack-rules.h"
+#include "strmap.h"
 #include "transaction.h"
 
 typedef struct Package Package;
@@ -34,6 +35,8 @@ typedef struct InstallPlan {
         size_t policy_size;
         RuleFile *rule_files;
         size_t n_rule_files;
+        size_t n_rule_files_allocated;
+        StrMap rule_file_index;         /* name -> index + 1 in rule_files */
         SmackRules *kernel_changes;     /* pairs to set in the kernel, with their access */
 } InstallPlan;
 

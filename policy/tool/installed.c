@@ -95,8 +95,10 @@ static int entry_package(const char *entry, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
-        DIR *dir = opendir(paths->manifest_dir);
+/* The entries of dir that entry_name() accepts, sorted; none when dir does not exist. */
+static int list_dir(const char *path, int (*entry_name)(const char *entry, char **ret),
+                    char ***ret, size_t *ret_n) {
+        DIR *dir = opendir(path);
         char **names = NULL;
         size_t n = 0;
         struct dirent *entry;
@@ -112,7 +114,7 @@ int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
         while ((entry = readdir(dir))) {
                 char *name;
 
-                r = entry_package(entry->d_name, &name);
+                r = entry_name(entry->d_name, &name);
                 if (r < 0)
                         break;
                 if (!name)
@@ -135,7 +137,8 @@ int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Diagnostics *diag) {
+static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, bool has_origin,
+                    Diagnostics *diag) {
         _cleanup_free_ char *path = installed_manifest_path(paths, name);
         _cleanup_free_ char *origin = NULL;
         _cleanup_(package_freep) Package *package = NULL;
@@ -149,7 +152,8 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Di
                                 name);
                 return INSTALLED_E_INVALID;
         }
-        r = installed_read_origin(paths, name, &origin);
+        /* Listed once for all packages: most have no origin file to open. */
+        r = has_origin ? installed_read_origin(paths, name, &origin) : 0;
         if (r < 0)
                 return r;
         r = manifest_parse_file(path, name, origin, diag, &package);
@@ -166,6 +170,23 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Di
         return 0;
 }
 
+int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
+        return list_dir(paths->manifest_dir, entry_package, ret, ret_n);
+}
+
+/* Every file in the origin directory but hidden and temporary ones. */
+static int entry_origin(const char *entry, char **ret) {
+        *ret = NULL;
+        if (entry[0] == '.' || strstr(entry, ".tmp-"))
+                return 0;
+        *ret = strdup(entry);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static bool sorted_contains(char *const *names, size_t n, const char *name) {
+        return n > 0 && bsearch(&name, names, n, sizeof(char *), compare_strings);
+}
+
 static void names_free(char **names, size_t n) {
         model_strv_free(names, n);
 }
@@ -173,8 +194,8 @@ static void names_free(char **names, size_t n) {
 int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, PolicySet **ret) {
         _cleanup_(device_policy_freep) DevicePolicy *device = NULL;
         _cleanup_(policy_set_freep) PolicySet *set = NULL;
-        char **names = NULL;
-        size_t n_names = 0;
+        char **names = NULL, **origins = NULL;
+        size_t n_names = 0, n_origins = 0;
         int r, result = 0;
 
         r = device_policy_load(paths->device_policy, diag, &device);
@@ -182,24 +203,25 @@ int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, 
                 return INSTALLED_E_INVALID;
         if (r < 0)
                 return r;
-        r = policy_set_new(TAKE_PTR(device), &set);
+        r = policy_set_new(device, &set);
         if (r < 0)
                 return r;
+        TAKE_PTR(device);
         r = installed_names(paths, &names, &n_names);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n_names; i++) {
+        if (r >= 0)
+                r = list_dir(paths->origin_dir, entry_origin, &origins, &n_origins);
+        for (size_t i = 0; r >= 0 && i < n_names; i++) {
                 if (skip && strcmp(names[i], skip) == 0)
                         continue;
-                r = load_one(paths, set, names[i], diag);
-                if (r < 0) {
-                        names_free(names, n_names);
-                        return r;
-                }
+                r = load_one(paths, set, names[i], sorted_contains(origins, n_origins, names[i]),
+                             diag);
                 if (r > 0)
                         result = r;
         }
         names_free(names, n_names);
+        names_free(origins, n_origins);
+        if (r < 0)
+                return r;
         if (result > 0)
                 return result;
         *ret = TAKE_PTR(set);
