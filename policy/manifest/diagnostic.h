@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -57,6 +58,10 @@ typedef struct DiagnosticsMark {
 DiagnosticsMark diagnostics_mark(const Diagnostics *diag);
 /* Drop everything added since mark (diag NULL: nothing). */
 void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark);
+
+/* Drop the items keep() refuses (and their counts). */
+void diagnostics_filter(Diagnostics *diag, bool (*keep)(const Diagnostic *d, void *userdata),
+                        void *userdata);
 
 /* "file:line:column: error: message" (parts that are 0/NULL left out). */
 int diagnostic_format(const Diagnostic *d, char **ret);

@@ -46,6 +46,7 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
                 return NULL;
         free(plan->package);
         free(plan->origin);
+        free(plan->origin_file);
         free(plan->manifest_data);
         package_free(plan->parsed);
         package_free(plan->old_package);

@@ -24,6 +24,9 @@ typedef struct RuleFile {
 typedef struct InstallPlan {
         char *package;
         char *origin;                   /* (nullable) install: --origin */
+        /* (nullable) the whole origin file to write (registration.h); NULL:
+         * just the origin line, or no file without an origin. */
+        char *origin_file;
         char *manifest_data;            /* (nullable) install: the bytes to copy; remove: NULL */
         size_t manifest_size;
         Package *parsed;                /* (nullable) install: until the set takes it */

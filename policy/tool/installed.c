@@ -26,6 +26,7 @@
 #include "model-build.h"
 #include "model.h"
 #include "policyset.h"
+#include "registration.h"
 
 #define MANIFEST_SUFFIX ".xml"
 
@@ -61,22 +62,33 @@ char *installed_origin_path(const ToolPaths *paths, const char *package) {
         return fileio_join(paths->origin_dir, package);
 }
 
-int installed_read_origin(const ToolPaths *paths, const char *package, char **ret) {
+int installed_read_registration(const ToolPaths *paths, const char *package, Registration *ret) {
         _cleanup_free_ char *path = installed_origin_path(paths, package);
         _cleanup_free_ char *text = NULL;
+        size_t size = 0;
         int r;
 
         if (!path)
                 return -ENOMEM;
-        r = fileio_read(path, &text, NULL);
+        r = fileio_read(path, &text, &size);
         if (r == -ENOENT) {
-                *ret = NULL;
+                *ret = (Registration) {};
                 return 0;
         }
         if (r < 0)
                 return r;
-        text[strcspn(text, "\r\n")] = '\0';
-        *ret = text[0] ? TAKE_PTR(text) : NULL;
+        r = registration_parse(text, size, ret);
+        return r == REGISTRATION_E_INVALID ? -EBADMSG : r;
+}
+
+int installed_read_origin(const ToolPaths *paths, const char *package, char **ret) {
+        Registration reg;
+        int r = installed_read_registration(paths, package, &reg);
+
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(reg.origin);
+        registration_clear(&reg);
         return 0;
 }
 
@@ -154,6 +166,14 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, bo
         }
         /* Listed once for all packages: most have no origin file to open. */
         r = has_origin ? installed_read_origin(paths, name, &origin) : 0;
+        if (r == -EBADMSG) {
+                _cleanup_free_ char *origin_path = installed_origin_path(paths, name);
+
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, origin_path, 0, 0, "not an origin file "
+                                "(a first line with the origin, then \"Field: value\" lines "
+                                "as mssf-policy writes them)");
+                return INSTALLED_E_INVALID;
+        }
         if (r < 0)
                 return r;
         r = manifest_parse_file(path, name, origin, diag, &package);

@@ -67,7 +67,7 @@ run install --origin thirdparty maps "$work/maps.xml"
 check "install maps" 0 $?
 check "mssf-maps byte for byte" same "$(same_file "$expected/mssf-maps" "$root/etc/smack/accesses.d/mssf-maps")"
 check "mssf-mce byte for byte" same "$(same_file "$expected/mssf-mce" "$root/etc/smack/accesses.d/mssf-mce")"
-check "manifest copied byte for byte" same "$(same_file "$work/maps.xml" "$root/usr/share/mssf/manifests/maps.xml")"
+check "manifest copied byte for byte" same "$(same_file "$work/maps.xml" "$root/var/lib/mssf/manifests/maps.xml")"
 check "origin recorded" thirdparty "$(cat "$root/var/lib/mssf/origins/maps")"
 check "maps binary labelled" maps "$(exec_label maps)"
 check "mce binary labelled" mce "$(exec_label mce)"
