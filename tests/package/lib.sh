@@ -1,6 +1,6 @@
 # tests/package/lib.sh: a Debian root with mssf-broker's packages, two
 # signed APT repositories, and the test packages built with dh_mssf.
-# Sourced by test-apt.sh (on the host) and tests/uml/test-package-kernel.sh
+# Sourced by test-apt.sh, test-kernel.sh (on the host) and guest-kernel.sh
 # (in the Smack guest). The caller sets: here (this folder), src (the
 # source tree), cache (the build's cache folder), work (a scratch folder),
 # and defines fail_now MESSAGE.
