@@ -351,6 +351,7 @@ int install_lock(ToolContext *c, int *ret_lock) {
         r = installed_lock(&c->paths, &lock);
         if (r < 0)
                 return r;
+        c->paths.write_cache = true;
         /* With the lock held, a temporary file can only be a dead run's. */
         r = clean_temporaries(&c->paths);
         if (r >= 0)

@@ -22,6 +22,7 @@
 #include "device-policy.h"
 #include "fileio.h"
 #include "installed.h"
+#include "manifest-cache.h"
 #include "manifest.h"
 #include "model-build.h"
 #include "model.h"
@@ -149,10 +150,46 @@ static int list_dir(const char *path, int (*entry_name)(const char *entry, char 
         return 0;
 }
 
-static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, bool has_origin,
-                    Diagnostics *diag) {
-        _cleanup_free_ char *path = installed_manifest_path(paths, name);
+/* The package from the cache when its files are as they were, else parsed (and cached). */
+static int load_package(const ToolPaths *paths, ManifestCache *cache, const char *name,
+                        const char *path, bool has_origin, Diagnostics *diag, Package **ret) {
+        _cleanup_free_ char *origin_path = installed_origin_path(paths, name);
         _cleanup_free_ char *origin = NULL;
+        FileKey manifest_key, origin_key = {};
+        DiagnosticsMark mark = diagnostics_mark(diag);
+        int r;
+
+        if (!origin_path)
+                return -ENOMEM;
+        r = file_key_of(path, &manifest_key);
+        if (r >= 0 && has_origin)
+                r = file_key_of(origin_path, &origin_key);
+        if (r >= 0)
+                r = manifest_cache_get(cache, name, &manifest_key, &origin_key, path, diag, ret);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        /* Listed once for all packages: most have no origin file to open. */
+        r = has_origin ? installed_read_origin(paths, name, &origin) : 0;
+        if (r == -EBADMSG) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, origin_path, 0, 0, "not an origin file "
+                                "(a first line with the origin, then \"Field: value\" lines "
+                                "as mssf-policy writes them)");
+                return INSTALLED_E_INVALID;
+        }
+        if (r < 0)
+                return r;
+        r = manifest_parse_file(path, name, origin, diag, ret);
+        if (r == MANIFEST_E_INVALID)
+                return INSTALLED_E_INVALID;
+        if (r < 0)
+                return r;
+        return manifest_cache_put(cache, name, &manifest_key, &origin_key, origin, *ret, diag,
+                                  &mark);
+}
+
+static int load_one(const ToolPaths *paths, PolicySet *set, ManifestCache *cache,
+                    const char *name, bool has_origin, Diagnostics *diag) {
+        _cleanup_free_ char *path = installed_manifest_path(paths, name);
         _cleanup_(package_freep) Package *package = NULL;
         int r;
 
@@ -164,22 +201,8 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, bo
                                 name);
                 return INSTALLED_E_INVALID;
         }
-        /* Listed once for all packages: most have no origin file to open. */
-        r = has_origin ? installed_read_origin(paths, name, &origin) : 0;
-        if (r == -EBADMSG) {
-                _cleanup_free_ char *origin_path = installed_origin_path(paths, name);
-
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, origin_path, 0, 0, "not an origin file "
-                                "(a first line with the origin, then \"Field: value\" lines "
-                                "as mssf-policy writes them)");
-                return INSTALLED_E_INVALID;
-        }
-        if (r < 0)
-                return r;
-        r = manifest_parse_file(path, name, origin, diag, &package);
-        if (r == MANIFEST_E_INVALID)
-                return INSTALLED_E_INVALID;
-        if (r < 0)
+        r = load_package(paths, cache, name, path, has_origin, diag, &package);
+        if (r != 0)
                 return r;
         r = policy_set_add(set, package, diag);
         if (r > 0)
@@ -214,6 +237,7 @@ static void names_free(char **names, size_t n) {
 int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, PolicySet **ret) {
         _cleanup_(device_policy_freep) DevicePolicy *device = NULL;
         _cleanup_(policy_set_freep) PolicySet *set = NULL;
+        _cleanup_(manifest_cache_freep) ManifestCache *cache = NULL;
         char **names = NULL, **origins = NULL;
         size_t n_names = 0, n_origins = 0;
         int r, result = 0;
@@ -230,11 +254,13 @@ int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, 
         r = installed_names(paths, &names, &n_names);
         if (r >= 0)
                 r = list_dir(paths->origin_dir, entry_origin, &origins, &n_origins);
+        if (r >= 0)
+                r = manifest_cache_load(paths, &cache);
         for (size_t i = 0; r >= 0 && i < n_names; i++) {
                 if (skip && strcmp(names[i], skip) == 0)
                         continue;
-                r = load_one(paths, set, names[i], sorted_contains(origins, n_origins, names[i]),
-                             diag);
+                r = load_one(paths, set, cache, names[i],
+                             sorted_contains(origins, n_origins, names[i]), diag);
                 if (r > 0)
                         result = r;
         }
@@ -242,6 +268,9 @@ int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, 
         names_free(origins, n_origins);
         if (r < 0)
                 return r;
+        /* Only a run holding the lock writes it; a failure costs a parse next time. */
+        if (paths->write_cache && result == 0)
+                (void) manifest_cache_save(cache, paths);
         if (result > 0)
                 return result;
         *ret = TAKE_PTR(set);

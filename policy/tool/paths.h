@@ -28,6 +28,8 @@ typedef struct ToolPaths {
          * (root, or "" for /). */
         char *file_root;
         bool reload_bus;                /* ask the system bus to reload */
+        /* The lock is held: the cache of parsed manifests may be written. */
+        bool write_cache;
 } ToolPaths;
 
 typedef enum ToolPathKind {

@@ -45,9 +45,11 @@ unset MSSF_ROOT MSSF_MANIFEST_DIR MSSF_ORIGIN_DIR MSSF_POLICY_DB MSSF_RULES_DIR 
 run() {
     "$tool" "$@" --root "$root" > "$work/out" 2>&1
 }
-# Every file's content and SMACK64EXEC label, except the lock file.
+# Every file's content and SMACK64EXEC label, except the lock file and the
+# cache of parsed manifests (derived, rewritten by any run under the lock;
+# tests/policy-tool/test-cache.c checks it changes no result).
 state() {
-    (cd "$root" && find . -type f ! -name lock | sort | while read -r f; do
+    (cd "$root" && find . -type f ! -name lock ! -name .mssf-policy.cache | sort | while read -r f; do
         printf '%s %s %s\n' "$f" "$(md5sum < "$f" | cut -c1-32)" \
             "$("$helper" getxattr "$f" security.SMACK64EXEC 2>/dev/null || echo -)"
     done)
