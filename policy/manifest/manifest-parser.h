@@ -40,6 +40,12 @@ typedef struct Frame {
 
 typedef struct Parser {
         XML_Parser xml;
+        /* The bytes being parsed and how far parser_here() has counted lines. */
+        const char *buf;
+        size_t buf_size;
+        size_t pos;
+        size_t line_start;
+        unsigned line;
         Package *package;               /* (not owned) what is being filled */
         Diagnostics *diag;              /* (nullable) */
         Frame stack[MANIFEST_MAX_DEPTH + 1];

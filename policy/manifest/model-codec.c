@@ -46,12 +46,21 @@ void codec_put_raw(CodecWriter *w, const void *data, size_t size) {
 }
 
 void codec_put_u8(CodecWriter *w, uint8_t v) {
+        if (w->size < w->allocated) {
+                w->data[w->size++] = v;
+                return;
+        }
         codec_put_raw(w, &v, 1);
 }
 
 void codec_put_u32(CodecWriter *w, uint32_t v) {
         uint8_t b[4] = { (uint8_t) v, (uint8_t) (v >> 8), (uint8_t) (v >> 16), (uint8_t) (v >> 24) };
 
+        if (w->allocated - w->size >= sizeof(b)) {
+                memcpy(w->data + w->size, b, sizeof(b));
+                w->size += sizeof(b);
+                return;
+        }
         codec_put_raw(w, b, sizeof(b));
 }
 
