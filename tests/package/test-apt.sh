@@ -38,7 +38,8 @@ cleanup() {
     [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
     wait 2>/dev/null
     umount "$work/root/proc" 2>/dev/null
-    rm -rf "$work"
+    # MSSF_TEST_KEEP=1 keeps the root and every log (when working on the test).
+    if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -103,6 +104,7 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$root/run/dbus/system_bus_socket
 lines=$(dpkg_log_lines)
 before=$(reloads)
 apt_in_root install mssf-test-svc mssf-test-app || { cat "$work/apt.log"; fail_now "apt-get install svc app"; }
+cp "$work/apt.log" "$work/apt-1.log"
 check_grep "apt's hook: the service's file is the system repository's" \
     '^mssf-policy: mssf-test-svc 1.0: origin system \(MSSF Test System / MSSF Test System' "$work/apt.log"
 check_grep "the app is registered with origin system" \
