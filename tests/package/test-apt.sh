@@ -169,6 +169,14 @@ check "no Cellular from a bare .deb" "" "$(cat "$rules/mssf-mssf-test-store-app"
 apt_in_root install --reinstall mssf-test-store-app || { cat "$work/apt.log"; fail_now "apt-get reinstall"; }
 check "through apt it is the store's again" thirdparty \
     "$(inroot mssf-policy list | awk '$1 == "mssf-test-store-app" { print $2 }')"
+# The same version from the same repository once more: nothing changes, so
+# nothing is said and the bus keeps its policy.
+db=$(sha256sum <"$root/var/lib/mssf/policy.db")
+before=$(reloads)
+apt_in_root install --reinstall mssf-test-store-app || { cat "$work/apt.log"; fail_now "apt-get reinstall"; }
+check_no_grep "a reinstall that changes nothing is quiet" 'registered|revoked|error' "$work/apt.log"
+check "policy.db is unchanged" "$db" "$(sha256sum <"$root/var/lib/mssf/policy.db")"
+check "the bus did not reload" "$before" "$(reloads)"
 
 # ---- 5. a failed configure changes nothing and says why ----
 snapshot() {
