@@ -3,7 +3,7 @@
 # with real Smack. Run by ../run-demo; by hand:
 #
 #   DEMO_ROOT_TAR=$(demo/make-packages build-demo /tmp/stage) DEMO_STAGE=/tmp/stage \
-#   build-demo/tests/uml/uml-run --timeout 400 --mem 1500M demo/guest-demo.sh BUILD SOURCE [--check]
+#   build-demo/tests/uml/uml-run --timeout 900 --mem 1500M demo/guest-demo.sh BUILD SOURCE [--check]
 #
 # BUILD is a plain (no sanitizer) build dir of the project, SOURCE the
 # source tree. Everything it prints comes from the real programs: the
