@@ -149,11 +149,20 @@ bool parser_require_attr(Parser *p, ElementKind kind, const char *value, const c
 /* --------------------------------------------------------------------- */
 /* Token names. */
 
-/* The package's own tokens: those its <provide> declares anywhere in the file. */
+/* The package's own tokens: all it provides once known (parse_again), else those so far. */
 static bool package_provides(const char *package, const char *name, void *userdata) {
         const Parser *p = userdata;
 
-        return model_strv_contains(p->provided, p->n_provided, name);
+        if (p->provided_known)
+                return model_strv_contains(p->provided, p->n_provided, name);
+        return package_find_token(p->package, name) != NULL;
+}
+
+/* A bare name taken as global before the file said whether it provides it. */
+static int remember_global(Parser *p, const char *name) {
+        if (p->provided_known || model_strv_contains(p->globals, p->n_globals, name))
+                return 0;
+        return model_strv_append(&p->globals, &p->n_globals, name);
 }
 
 /* policy_token_resolve() is the one rule, shared with the bus (CheckToken). */
@@ -198,6 +207,8 @@ int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
                 provider = strndup(resolved, (size_t) (sep - resolved));
                 if (!provider)
                         return parser_fail(p, -ENOMEM);
+        } else if (remember_global(p, written) < 0) {
+                return parser_fail(p, -ENOMEM);
         }
         *ret_label = TAKE_PTR(label);
         *ret_provider = TAKE_PTR(provider);
@@ -442,6 +453,9 @@ static void on_provide_credential(Parser *p, Frame *frame, const Frame *parent, 
         if (MODEL_APPEND(p->package->tokens, p->package->n_tokens, t) < 0)
                 return (void) parser_fail(p, -ENOMEM);
         TAKE_PTR(t);
+        /* An earlier bare use of this name was resolved as a global token. */
+        if (!p->provided_known && model_strv_contains(p->globals, p->n_globals, name))
+                p->rerun = true;
 }
 
 /* --------------------------------------------------------------------- */

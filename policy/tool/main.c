@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apt-hook.h"
 #include "device-policy.h"
+#include "dpkg.h"
 #include "manifest.h"
 #include "model.h"
 #include "operations.h"
@@ -65,9 +67,12 @@ static const char usage_text[] =
         "                                          a manifest from a service's introspection data\n"
         "  check MANIFEST (--xml FILE... | --dest NAME [--address ADDR]) [--name BUSNAME]\n"
         "                                          what the service offers that MANIFEST does not cover\n"
+        "  dpkg configure|remove|purge PACKAGE     maintainer scripts (dh_mssf); dpkg triggered\n"
+        "  apt-hook                                apt's DPkg::Pre-Install-Pkgs (version 3 on stdin)\n"
         "options of every command: --root DIR, --manifest-dir DIR, --origin-dir DIR,\n"
         "  --policy-db FILE, --rules-dir DIR, --device-policy FILE, --lock-file FILE,\n"
-        "  --smackfs DIR, --no-kernel, --no-reload (see docs/mssf-policy.md)\n";
+        "  --smackfs DIR, --aegis-dir DIR, --apt-origin-dir DIR, --repositories FILE,\n"
+        "  --no-kernel, --no-reload (see docs/mssf-policy.md)\n";
 
 static int usage_error(const char *message) {
         if (message)
@@ -185,6 +190,17 @@ static int run_explain(ToolContext *c, const Arguments *args) {
         return tool_explain(c, &args->query);
 }
 
+static int run_dpkg(ToolContext *c, const Arguments *args) {
+        const char *action = args->n_positional > 0 ? args->positional[0] : "";
+        bool triggered = strcmp(action, "triggered") == 0;
+        int r;
+
+        if (args->n_positional != (triggered ? 1 : 2))
+                return usage_error("dpkg needs configure|remove|purge PACKAGE, or triggered");
+        r = tool_dpkg(c, action, triggered ? NULL : args->positional[1]);
+        return r == -EINVAL ? usage_error("dpkg: unknown action") : r;
+}
+
 static int run_command(ToolContext *c, const char *command, const Arguments *args) {
         char *const *p = args->positional;
         int r;
@@ -216,6 +232,12 @@ static int run_command(ToolContext *c, const char *command, const Arguments *arg
         if (strcmp(command, "scaffold") == 0) {
                 r = want_positional(args, 0, "scaffold takes options only");
                 return r != 0 ? r : tool_scaffold(c, &args->scaffold);
+        }
+        if (strcmp(command, "dpkg") == 0)
+                return run_dpkg(c, args);
+        if (strcmp(command, "apt-hook") == 0) {
+                r = want_positional(args, 0, "apt-hook reads apt's package list on stdin");
+                return r != 0 ? r : tool_apt_hook(c, stdin);
         }
         return usage_error("unknown command");
 }
