@@ -29,6 +29,7 @@
 #include "compile.h"
 #include "fileio.h"
 #include "installed.h"
+#include "integrity.h"
 #include "journal.h"
 #include "install-plan.h"
 #include "install.h"
@@ -85,7 +86,13 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
                 return report_compile_error(c, r, &error);
         if (r < 0)
                 return r;
-        return install_plan_rules(plan, &c->paths, c->diag);
+        r = install_plan_rules(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r;
+        /* Reads every file now: a changed one refuses before anything is touched. */
+        r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
+                               c->diag, &plan->integrity);
+        return r > 0 ? TOOL_E_INVALID : r;
 }
 
 static int ensure_dirs(const ToolPaths *paths) {
@@ -166,6 +173,9 @@ static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
                 return r;
         r = smack_setup_label(t, &c->paths, plan->old_package,
                               plan->new_package, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = integrity_apply(t, &c->paths, plan->integrity, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
         r = install_plan_write_rules(t, plan, &c->paths);

@@ -27,7 +27,7 @@
 #include "smack-kernel.h"
 #include "transaction.h"
 
-#define XATTR_VALUE_MAX 256
+#define XATTR_VALUE_MAX 65536      /* the kernel's XATTR_SIZE_MAX */
 
 typedef enum UndoKind {
         UNDO_FILE,
@@ -160,14 +160,22 @@ int transaction_remove_file(Transaction *t, const char *path) {
         return note_failure(t, r, "removing %s", path);
 }
 
-/* The current value: 0 with *ret (NULL when absent), or -errno. */
+/*
+ * The current value: 0 with *ret (NULL when absent), or -errno. Sized by
+ * asking first: security.ima may hold a signature of several hundred bytes.
+ */
 static int xattr_read(const char *path, const char *name, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *value = malloc(XATTR_VALUE_MAX + 1);
-        ssize_t n;
+        _cleanup_free_ char *value = NULL;
+        ssize_t n = getxattr(path, name, NULL, 0);
 
-        if (!value)
-                return -ENOMEM;
-        n = getxattr(path, name, value, XATTR_VALUE_MAX);
+        if (n >= 0 && n <= XATTR_VALUE_MAX) {
+                value = malloc((size_t) n + 1);
+                if (!value)
+                        return -ENOMEM;
+                n = getxattr(path, name, value, (size_t) n);
+        } else if (n > XATTR_VALUE_MAX) {
+                return -E2BIG;
+        }
         if (n < 0) {
                 if (errno != ENODATA)
                         return -errno;
@@ -189,7 +197,8 @@ static int xattr_write(const char *path, const char *name, const char *value, si
         return 0;
 }
 
-int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
+int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
+                                 const void *value, size_t size) {
         Undo u = { .kind = UNDO_XATTR };
         int r;
 
@@ -207,8 +216,12 @@ int transaction_set_xattr(Transaction *t, const char *path, const char *name, co
                 undo_clear(&u);
                 return r;
         }
-        r = xattr_write(path, name, value, value ? strlen(value) : 0);
+        r = xattr_write(path, name, value, size);
         return note_failure(t, r, "setting %s on %s", name, path);
+}
+
+int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
+        return transaction_set_xattr_bytes(t, path, name, value, value ? strlen(value) : 0);
 }
 
 int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
