@@ -34,6 +34,8 @@ mount -t proc proc "$root/proc" || fail_now "mount proc"
 mkdir -p "$root/sys/fs/smackfs"
 mount --bind /sys/fs/smackfs "$root/sys/fs/smackfs" || fail_now "bind smackfs"
 cp -a "$work/stage/." "$root/"
+chmod 1777 "$root/tmp"  # the stage's tmp has another mode; apt's _apt writes here
+mkdir -p "$root/run/dbus"  # the bus's socket directory (setup_root makes it on the host)
 rm -f "$root/etc/apt/sources.list"
 inroot sh -c 'dpkg -i /tmp/debs/*.deb' >"$work/dpkg-i.log" 2>&1 ||
     { cat "$work/dpkg-i.log"; fail_now "installing mssf-policy and mssf-broker"; }

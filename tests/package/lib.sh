@@ -163,6 +163,20 @@ EOF
 # busconfig that lets the test service own its name and anyone call it, so
 # that what refuses a call is MSSF. Its log counts the reloads.
 start_bus() {
+    write_busconfig
+    inroot mssf-broker --system --nofork --nopidfile --nosyslog >"$work/bus.log" 2>&1 &
+    bus_pid=$!
+    i=0
+    while [ ! -S "$root/run/dbus/system_bus_socket" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ -S "$root/run/dbus/system_bus_socket" ] || { cat "$work/bus.log"; fail_now "the bus did not start"; }
+}
+
+# The test service may own its name (as root), and anyone may call it.
+write_busconfig() {
+    mkdir -p "$root/etc/dbus-1/system.d"
     cat >"$root/etc/dbus-1/system.d/mssf-test.conf" <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -175,14 +189,6 @@ start_bus() {
   </policy>
 </busconfig>
 EOF
-    inroot mssf-broker --system --nofork --nopidfile --nosyslog >"$work/bus.log" 2>&1 &
-    bus_pid=$!
-    i=0
-    while [ ! -S "$root/run/dbus/system_bus_socket" ] && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ -S "$root/run/dbus/system_bus_socket" ] || { cat "$work/bus.log"; fail_now "the bus did not start"; }
 }
 
 reloads() {

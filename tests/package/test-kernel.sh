@@ -55,6 +55,7 @@ publish fake "MSSF Test System" store "$work"/build-1.0/mssf-test-fake-app_1.0_a
 publish system-2 "MSSF Test System" system "$work"/build-2.0/mssf-test-svc_2.0_all.deb \
     "$work"/build-1.0/mssf-test-app_1.0_all.deb
 configure_apt
+write_busconfig
 # The device maker's rules: the store app may reach the service (so that
 # what refuses it is the token), everyone the bus (labelled System).
 printf '%s\n' "mssf-test-store-app mssf-test-svc w" "mssf-test-svc mssf-test-store-app w" \
