@@ -17,6 +17,7 @@ check() { if "$@"; then echo "ok: ${what}"; else echo "FAIL: ${what}"; fail=1; f
 uuid=$(tune2fs -l /dev/vda | sed -n 's/^Filesystem UUID: *//p')
 echo "disk /dev/vda at /mnt, fsuuid $uuid"
 
+dmesg | grep "evm: security" | sed "s/^\[[ 0-9.]*\] /kernel: /"
 what="IMA policy and EVM files in securityfs"
 check test -e /sys/kernel/security/ima/policy -a -e /sys/kernel/security/evm
 echo "evm state: $(cat /sys/kernel/security/evm)"
