@@ -358,7 +358,7 @@ IntegrityPlan *integrity_plan_free(IntegrityPlan *plan) {
         return NULL;
 }
 
-/* The current security.ima: 1 equal to value, 0 different, absent or unreadable. */
+/* Whether the current security.ima is value (NULL: whether it is absent). */
 static bool current_is(const char *file, const uint8_t *value) {
         uint8_t current[IMA_VALUE_SIZE + 1];
         ssize_t n = getxattr(file, IMA_XATTR, current, sizeof(current));
@@ -391,7 +391,9 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
                 const IntegrityEntry *e = &plan->entries[i];
                 int r;
 
-                if (current_is(e->file, e->set ? e->value : NULL))
+                /* With EVM on, a right value without its HMAC is rewritten so the kernel adds one. */
+                if (current_is(e->file, e->set ? e->value : NULL) &&
+                    !(e->set && evm && getxattr(e->file, EVM_XATTR, NULL, 0) < 0))
                         continue;
                 r = transaction_set_xattr_bytes(t, e->file, IMA_XATTR, e->set ? e->value : NULL,
                                                 e->set ? IMA_VALUE_SIZE : 0);

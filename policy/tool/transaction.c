@@ -197,6 +197,22 @@ static int xattr_write(const char *path, const char *name, const char *value, si
         return 0;
 }
 
+/*
+ * Put a saved value back, unless it is still there: a change the kernel
+ * refused (EVM refuses security.ima on a file without a valid HMAC) left
+ * it as it was, and writing it again would be refused the same way.
+ */
+static int xattr_restore(const Undo *u) {
+        _cleanup_free_ char *current = NULL;
+        size_t size = 0;
+
+        if (xattr_read(u->path, u->name, &current, &size) >= 0 &&
+            (current ? u->value && size == u->value_size && memcmp(current, u->value, size) == 0
+                     : !u->value))
+                return 0;
+        return xattr_write(u->path, u->name, u->value, u->value_size);
+}
+
 int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
                                  const void *value, size_t size) {
         Undo u = { .kind = UNDO_XATTR };
@@ -262,7 +278,7 @@ static int undo_apply(const Transaction *t, const Undo *u) {
         case UNDO_FILE:
                 return file_snapshot_restore(u->file);
         case UNDO_XATTR:
-                return xattr_write(u->path, u->name, u->value, u->value_size);
+                return xattr_restore(u);
         case UNDO_KERNEL_RULE:
                 return smack_kernel_set(t->smackfs, u->subject, u->object, u->access);
         }
