@@ -33,8 +33,8 @@ enum {
  * The package's protected files: its own "<for path>" binaries and, when
  * dpkg has a file list for it (ADMINDIR/info/PACKAGE.list), every regular
  * file dpkg installed for it; each resolved under paths->file_root, and
- * *ret_n. Missing files and files outside the root are left out.
- * md5sums (nullable): gets the path of dpkg's md5sums for the package.
+ * *ret_n (a NULL-terminated array of allocated strings). Missing files,
+ * non-regular files and files outside the root are left out.
  */
 int integrity_package_files(const ToolPaths *paths, const char *package_name,
                             const Package *package, bool with_dpkg, char ***ret, size_t *ret_n);
