@@ -7,7 +7,8 @@
 #   IMA: a binary installed by mssf-policy runs; the same binary changed
 #   after install is refused (EACCES, audit cause=invalid-hash); a binary
 #   never installed is refused (cause=missing-hash); verify names the
-#   changed file.
+#   changed file. EVM (an encrypted key under a user master key, loaded
+#   with keyctl, standing in for the chipset's key): evm-part.sh.
 set -u
 tool=$(readlink -f "$1")
 failures=0
@@ -54,7 +55,7 @@ XML
 
 # The program: coreutils' echo (its libraries come from the host tree
 # over 9p, which no rule appraises).
-for p in maps changed never; do cp /bin/echo /mnt/pkg/bin/$p; done
+for p in maps changed never preevm; do cp /bin/echo /mnt/pkg/bin/$p; done
 
 expect_run "the appraisal policy for the disk is accepted" 0 \
     sh -c "echo 'appraise func=BPRM_CHECK fsuuid=$uuid' > /sys/kernel/security/ima/policy"
@@ -76,5 +77,6 @@ audit_has "the kernel audits it as missing-hash" 'cause=missing-hash.*pkg/bin/ne
 expect_run "verify reports the change (exit 6)" 6 mssf verify
 case "$last_out" in *"changed: /mnt/pkg/bin/changed: content changed"*) ok "naming the file" ;; *) not_ok "verify: $last_out" ;; esac
 
+. "$(dirname "$0")/evm-part.sh"
 echo "$failures failed"
 [ "$failures" = 0 ]
