@@ -6,7 +6,8 @@
  * package's rule file, compile policy.db), so that every check that can
  * refuse runs before anything is touched. Only then is the system
  * changed, step by step, through one Transaction: manifest copy and
- * origin, SMACK64EXEC labels, rule files, kernel rules, policy.db. A
+ * origin, SMACK64EXEC labels, security.ima reference hashes (integrity.c),
+ * rule files, kernel rules, policy.db. A
  * failure at any step rolls all of it back. The bus is told last, after
  * the commit; a bus that is not running is only a note.
  *

@@ -2,7 +2,7 @@
  * The undo log behind mssf-policy's all-or-nothing promise.
  *
  * An install touches four kinds of state: files (manifest copy, origin,
- * rule files, policy.db), extended attributes (SMACK64EXEC), the kernel's
+ * rule files, policy.db), extended attributes (SMACK64EXEC, security.ima), the kernel's
  * Smack rules, and the running bus (told last, after commit, and never
  * undone). Before each change the log stores what was there: a file's
  * bytes and mode or its absence, an xattr's value or its absence, a rule
