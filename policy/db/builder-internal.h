@@ -13,6 +13,7 @@
 typedef struct StrPool {
         char **strings;                 /* (owned) */
         uint32_t *name_handle;          /* per string: the name it declares, or NONE */
+        uint8_t *checked;               /* per string: the BUILDER_CHECKED_* it passed */
         size_t n, cap;
         uint32_t *buckets;              /* (owned) string ids, NONE = empty */
         uint32_t n_buckets;

@@ -15,6 +15,7 @@
 #include "builder-internal.h"
 #include "crc32c.h"
 #include "macro.h"
+#include "radix-sort.h"
 
 typedef struct OutRule {
         uint32_t name, kind, path, interface, member;   /* ranks (+1 for the last two) */
@@ -118,12 +119,12 @@ static int compare_keys(const OutRule *x, const OutRule *y) {
         return 0;
 }
 
-static int compare_raw_rules(const void *a, const void *b) {
-        const OutRule *x = a, *y = b;
-        int c = compare_keys(x, y);
-
-        return c ? c : compare_u32(&x->token, &y->token);
-}
+/* The sort keys, most significant first: a raw rule's, then its token. */
+static const size_t rule_key_offsets[] = {
+        offsetof(OutRule, name), offsetof(OutRule, kind), offsetof(OutRule, path),
+        offsetof(OutRule, interface), offsetof(OutRule, member), offsetof(OutRule, token),
+};
+#define RULE_KEY_FIELDS 5
 
 static uint32_t rank_or_zero(const Build *b, uint32_t id) {
         return id == POLICY_DB_NONE ? 0 : b->rank[id] + 1;
@@ -148,7 +149,12 @@ static int rank_rules(Build *b, OutRule **ret, size_t *ret_n) {
                         .token = rank_or_zero(b, r->token),
                 };
         }
-        qsort(raw, builder->n_rules, sizeof(OutRule), compare_raw_rules);
+        int r = radix_sort_records(raw, builder->n_rules, sizeof(OutRule), rule_key_offsets,
+                                   RULE_KEY_FIELDS + 1);
+        if (r < 0) {
+                free(raw);
+                return r;
+        }
         *ret = raw;
         *ret_n = builder->n_rules;
         return 0;
@@ -284,10 +290,6 @@ static int derive_group(Build *b, size_t start, size_t end) {
         return 0;
 }
 
-static int compare_out_rules(const void *a, const void *b) {
-        return compare_keys(a, b);
-}
-
 static int derive_unions(Build *b) {
         size_t n_merged = b->n_rules;
 
@@ -302,9 +304,8 @@ static int derive_unions(Build *b) {
                         return r;
                 start = end;
         }
-        if (b->n_rules > 1)
-                qsort(b->rules, b->n_rules, sizeof(OutRule), compare_out_rules);
-        return 0;
+        return radix_sort_records(b->rules, b->n_rules, sizeof(OutRule), rule_key_offsets,
+                                  RULE_KEY_FIELDS);
 }
 
 /* Where each section goes, and the refs it needs. */

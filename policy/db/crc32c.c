@@ -1,7 +1,8 @@
 /*
  * CRC32C, reflected polynomial 0x82F63B78, table-driven eight bytes at a
  * time ("slicing by 8": the byte table below and seven more derived from
- * it on first use), one byte at a time for the ends. A device checks a
+ * it on first use), one byte at a time for the ends; on x86-64 with SSE
+ * 4.2 the crc32 instruction instead. A device checks a
  * policy.db of several megabytes at every bus reload, and mssf-policy
  * writes one at every change: one byte at a time was 6% of a compile.
  * It guards the policy file against storage corruption and torn writes,
@@ -10,6 +11,13 @@
  * checksummed or not, safe to look things up in.
  */
 #include "crc32c.h"
+
+#include <endian.h>
+#include <stdbool.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
 
 #include "format.h"
 
@@ -86,8 +94,16 @@ static const uint32_t crc32c_table[256] = {
  */
 static uint32_t slices[8][256];
 
+/* Set with the slices, before main(): no thread sees it change. */
+static bool have_sse42;
+
 __attribute__((constructor))
 static void make_slices(void) {
+#if defined(__x86_64__)
+        /* A constructor runs before libgcc has looked at the processor. */
+        __builtin_cpu_init();
+        have_sse42 = __builtin_cpu_supports("sse4.2");
+#endif
         for (unsigned b = 0; b < 256; b++) {
                 uint32_t crc = crc32c_table[b];
 
@@ -99,10 +115,39 @@ static void make_slices(void) {
         }
 }
 
+#if defined(__x86_64__)
+/*
+ * SSE 4.2's crc32 instruction computes this same CRC (Castagnoli,
+ * reflected) eight bytes per instruction: the checksums of a compile
+ * (policy.db and the manifest cache) were 2.4% of its instructions by
+ * table. Chosen at run time: the tables stay for other processors.
+ */
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t size) {
+        uint64_t crc64 = crc;
+
+        for (; size >= 8; size -= 8, p += 8) {
+                uint64_t word;
+
+                memcpy(&word, p, sizeof(word));
+                crc64 = _mm_crc32_u64(crc64, le64toh(word));
+        }
+        crc = (uint32_t) crc64;
+        for (; size > 0; size--, p++)
+                crc = _mm_crc32_u8(crc, *p);
+        return crc;
+}
+
+#endif
+
 uint32_t crc32c_update(uint32_t crc, const void *data, size_t size) {
         const uint8_t *p = data;
 
         crc = ~crc;
+#if defined(__x86_64__)
+        if (have_sse42)
+                return ~crc32c_sse42(crc, p, size);
+#endif
         for (; size >= 8; size -= 8, p += 8) {
                 uint32_t low = crc ^ ((uint32_t) p[0] | (uint32_t) p[1] << 8 |
                                       (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24);

@@ -605,11 +605,15 @@ void parser_start_element(Parser *p, const Frame *parent, const char *name,
                 }
                 kind = ELEMENT_AEGIS;
         } else {
-                if (tolerated(p, parent, name, attrs, &loc, frame))
-                        return;
+                /*
+                 * Every tolerated misplacement is a name its parent does not
+                 * take, so the table is asked first: tolerated() costs five
+                 * strcmp() and almost every element is a regular child.
+                 */
                 kind = child_kind(parent, name);
                 if (kind == _ELEMENT_MAX) {
-                        unknown_element(p, parent, name, &loc);
+                        if (!tolerated(p, parent, name, attrs, &loc, frame))
+                                unknown_element(p, parent, name, &loc);
                         return;
                 }
         }
