@@ -74,6 +74,14 @@ int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const Smack
 int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *token);
 
 /*
+ * The same, and on 1 *ret_token is the token's interned label (valid for
+ * the life of the process), so a caller can remember which tokens a
+ * decision needed without copying them. Not written otherwise.
+ */
+int smack_has_token_label(SmackOracle *oracle, const SmackLabel *subject, const char *token,
+                          const SmackLabel **ret_token);
+
+/*
  * smack_has_token() as a PolicyHasToken (decide.h), userdata the oracle,
  * for callers that hold label strings rather than interned labels.
  */

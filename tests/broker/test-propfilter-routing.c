@@ -33,7 +33,8 @@
 #define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
 
 /*
- * Dev: Open is uncovered (open), Secret needs the token. Locked: every
+ * Dev: Open is open, Secret needs the token, anything else is not in the
+ * manifest (hidden, as an undeclared method is denied). Locked: every
  * property needs it (the interface default). Other: not in the manifest.
  * Sig: Call open, signal Alarm needs the token, Tick open.
  */
@@ -41,7 +42,7 @@ static const char manifest[] =
         "<aegis><provide><credential name=\"Secret\"/>"
         "<dbus name=\"" NAME "\" own=\"SELF\" bus=\"system\"><node name=\"" PATH "\">"
         "<interface name=\"" DEV "\">"
-        "<property name=\"Open\" access=\"read\"/>"
+        "<property name=\"Open\" access=\"read\"><annotation name=\"com.maemo.Aegis\" value=\"\"/></property>"
         "<property name=\"Secret\" access=\"read\">"
         "<annotation name=\"com.maemo.Aegis\" value=\"Secret\"/></property>"
         "</interface>"
@@ -229,16 +230,24 @@ static void test_get_all_protected_removed(void **state) {
         _cleanup_(message_unrefp) Message *reply = NULL;
 
         reply = get_all(f, &f->service, NAME, DEV, "Open,Secret,Extra");
-        /* Extra: not in the manifest, so open; Secret: needs the token nobody holds here. */
-        assert_keys(reply, "Open,Extra");
+        /* Extra: not in the manifest, so hidden; Secret: needs the token nobody holds here. */
+        assert_keys(reply, "Open");
 }
 
 static void test_get_all_unprotected_intact(void **state) {
         Fixture *f = *state;
         _cleanup_(message_unrefp) Message *other = NULL, *by_unique = NULL, *everything = NULL;
+        _cleanup_(message_unrefp) Message *none = NULL;
+        uint32_t serial;
 
-        other = get_all(f, &f->service, NAME, "org.mssf.Test.Other", "A,B");
-        assert_keys(other, "A,B");
+        /* An interface the manifest does not declare at that path: refused, never forwarded. */
+        serial = client_call(&f->h, &f->app, NAME, PATH, PROPERTIES, "GetAll", "s", "org.mssf.Test.Other");
+        other = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(other);
+        assert_int_equal(message_get_type(other), MESSAGE_ERROR);
+        assert_string_equal(message_get_error_name(other), "org.freedesktop.DBus.Error.AccessDenied");
+        none = recv_not_driver(&f->h, &f->service);
+        assert_null(none);
         /* Addressed by unique name: the same service, the same filter. */
         by_unique = get_all(f, &f->service, f->service.unique_name, DEV, "Open,Secret");
         assert_keys(by_unique, "Open");
