@@ -21,8 +21,11 @@
  * sender's label needs Smack "w" to the observer's (the driver's messages
  * exempt, as for recipients; a reply or error too, since it is not the
  * observer's expected reply), a signal's tokens must be held by the
- * observer, and property carriers are filtered for the observer's label
- * (a copy that filters to nothing is not sent). So a device maker who
+ * observer, a reply's too: every token its call needed (issue 17; what
+ * mediation said the call needed is kept in its reply slot, beside the
+ * PropfilterCall, so a monitor joining or the callee's names changing
+ * mid-call change nothing), and property carriers are filtered for the
+ * observer's label (a copy that filters to nothing is not sent). So a device maker who
  * wants a monitor to see an app gives the app's label "w" to the
  * monitor's. Monitors skip busconfig (as in dbus-daemon, where
  * BecomeMonitor's own checks admit them); eavesdroppers pass its
@@ -62,9 +65,9 @@
  * owns or is queued for then. A callee that acquires a declared name while
  * the call is pending answers under it (fail closed); one that gave all
  * its declared names up before answering answers as the undeclared
- * connection it has become. A properties call may not reuse the serial of
- * a call still pending to the same callee (AccessDenied): its reply would
- * take the older slot's record.
+ * connection it has become. A properties call, or one that needed a
+ * token, may not reuse the serial of a call still pending to the same
+ * callee (AccessDenied): its reply would take the older slot's record.
  *
  * Hot path: one Message, referenced by every queue it lands in; no copy,
  * no allocation beyond the queues' amortised rings. Errors back to the
@@ -225,12 +228,18 @@ static int dispatch_filter_message(Bus *bus, const DispatchFilter *filter, Peer 
         return propfilter_filter(m, filter->call, propfilter_policy_visible, &policy, ret);
 }
 
+/* What a reply's call needed of its caller (its slot's record); NULL for anything else. */
+static const MediationNeeds *dispatch_reply_needs(const DispatchFilter *filter) {
+        return filter->call ? &filter->call->needs : NULL;
+}
+
 /*
  * One monitor's copy: only what its label could have received as m's
  * recipient (mediate_message() on MEDIATE_ROUTE_MONITOR: the sender's
- * Smack "w" to it, a signal's tokens), filtered for its label like any
- * recipient's. Copies are not charged: a stuck monitor must not throttle
- * the bus.
+ * Smack "w" to it, a signal's tokens; mediate_observer_reply(): a reply's
+ * call's tokens), filtered
+ * for its label like any recipient's. Copies are not charged: a stuck
+ * monitor must not throttle the bus.
  */
 static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message *m, DispatchFilter *filter) {
         _cleanup_(message_unrefp) Message *filtered = NULL;
@@ -238,7 +247,8 @@ static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message 
 
         if (monitor->dead)
                 return;
-        if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0)
+        if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0 ||
+            mediate_observer_reply(sender, monitor, m, dispatch_reply_needs(filter), &verdict) != 0)
                 return;
         if (dispatch_filter_applies(filter, bus, sender, monitor)) {
                 if (dispatch_filter_message(bus, filter, sender, monitor, m, &filtered) != 0)
@@ -321,6 +331,9 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
                 return 0;
         if (mediate_message(broadcast->sender, recipient, m,
                             eavesdrop ? MEDIATE_ROUTE_EAVESDROP : MEDIATE_ROUTE_BROADCAST, &verdict) != 0)
+                return 0;
+        if (eavesdrop && mediate_observer_reply(broadcast->sender, recipient, m,
+                                                dispatch_reply_needs(broadcast->filter), &verdict) != 0)
                 return 0;
         if (dispatch_filter_applies(broadcast->filter, broadcast->bus, broadcast->sender, recipient)) {
                 /* Nothing left, a body that does not fit, an error: this recipient gets nothing. */
@@ -444,7 +457,9 @@ static int dispatch_call_to_filter(Bus *bus, Message *m, PropfilterCall *ret_cal
         return propfilter_call_init(ret_call, m);
 }
 
-static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+/* needs: what mediation said the call needs of its caller, kept for observers of the reply. */
+static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m,
+                                 const MediationNeeds *needs) {
         _cleanup_(propfilter_call_deinit) PropfilterCall call = { .kind = PROPFILTER_NONE };
         int64_t timeout = bus->config->limits.reply_timeout;
         uint64_t deadline = timeout < 0 ? UINT64_MAX : loop_now() + (uint64_t) timeout * 1000;
@@ -457,13 +472,14 @@ static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Messag
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_NO_MEMORY, "Out of memory");
                 return r < 0 ? r : 1;
         }
+        call.needs = *needs;
         r = reply_registry_expect_call(bus->replies, &sender->replies, &recipient->replies,
                                        message_get_serial(m), deadline, max, &call, propfilter_call_deinit);
-        if (r == REPLY_E_EXISTS && call.kind != PROPFILTER_NONE) {
-                /* The pending slot would hand this call's reply an older call's filter, or none. */
+        if (r == REPLY_E_EXISTS && (call.kind != PROPFILTER_NONE || !needs->known || needs->n_tokens > 0)) {
+                /* The pending slot would hand this call's reply an older call's filter or record. */
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_ACCESS_DENIED,
                                     "A call with serial %u from \"%s\" to \"%s\" is still pending: "
-                                    "a properties call may not reuse it",
+                                    "a properties call or one that needs a token may not reuse it",
                                     (unsigned) message_get_serial(m), sender->unique_name,
                                     recipient->unique_name);
                 return r < 0 ? r : 1;
@@ -528,7 +544,7 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Message *m, const char *dest
                             MEDIATE_ROUTE_UNICAST, &verdict) != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         if (dispatch_expects_reply(m)) {
-                r = dispatch_expect_reply(bus, sender, recipient, m);
+                r = dispatch_expect_reply(bus, sender, recipient, m, &verdict.needs);
                 if (r != 0)
                         return r < 0 ? r : 0;
         }

@@ -94,11 +94,15 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
         SecurityVerdict v;
 
         memset(ret_verdict, 0, sizeof(*ret_verdict));
-        if (!any || !any->bus->security)
+        if (!any || !any->bus->security) {
+                ret_verdict->needs.known = true;        /* no policy: nothing is needed */
                 return 0;
+        }
         if (security_check_message(any->bus->security, security_of(sender), security_of(receiver), m,
-                                   security_route(route), &v) == 0)
+                                   security_route(route), &v) == 0) {
+                ret_verdict->needs = v.mssf.needs;
                 return 0;
+        }
         if (route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) {
                 /* A copy withheld from an observer: nothing to log (mediate.h). */
                 ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
@@ -106,6 +110,27 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
                 return MEDIATE_E_DENIED;
         }
         return deny(&v, sender, receiver, ret_verdict);
+}
+
+static bool is_reply(Message *m) {
+        uint8_t type = message_get_type(m);
+
+        return type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR;
+}
+
+int mediate_observer_reply(const Peer *sender, const Peer *observer, Message *m,
+                           const MediationNeeds *reply_needs, MediateVerdict *ret_verdict) {
+        SecurityVerdict v;
+
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (!sender || !observer->bus->security || !is_reply(m))
+                return 0;
+        if (security_check_observer_reply(observer->bus->security, security_of(observer), m, reply_needs,
+                                          &v) == 0)
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", v.text);
+        return MEDIATE_E_DENIED;
 }
 
 int mediate_activation(const Peer *sender, const char *name, Message *m, MediateVerdict *ret_verdict) {

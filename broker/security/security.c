@@ -325,6 +325,18 @@ int security_check_message(Security *s, SecurityPeer *sender, SecurityPeer *rece
         return 0;
 }
 
+int security_check_observer_reply(Security *s, SecurityPeer *observer, Message *m,
+                                  const MediationNeeds *needs, SecurityVerdict *ret) {
+        ret->layer = SECURITY_LAYER_NONE;
+        ret->log = false;
+        ret->text[0] = '\0';
+        if (mediation_check_observer_reply(&observer->mssf, m, needs, s->oracle, &ret->mssf) == 0)
+                return 0;
+        ret->layer = SECURITY_LAYER_MSSF;
+        snprintf(ret->text, sizeof(ret->text), "%s", ret->mssf.text);
+        return SECURITY_E_DENIED;
+}
+
 int security_check_activation(Security *s, SecurityPeer *sender, const char *name, Message *m,
                               SecurityVerdict *ret) {
         ret->layer = SECURITY_LAYER_NONE;

@@ -131,6 +131,16 @@ int security_check_message(Security *security, SecurityPeer *sender, SecurityPee
                            SecurityRoute route, SecurityVerdict *ret);
 
 /*
+ * An observer's copy of a reply (m, a method return or error from a
+ * peer), once security_check_message() allowed the copy on its observer
+ * route: does the observer hold every token the call needed (needs, from
+ * the reply slot; NULL or not known: no)? 0 or SECURITY_E_DENIED. Not
+ * counted, like the observer routes.
+ */
+int security_check_observer_reply(Security *security, SecurityPeer *observer, Message *m,
+                                  const MediationNeeds *needs, SecurityVerdict *ret);
+
+/*
  * Bus activation: may m from sender make the bus start the service that
  * will own name (nobody owns it yet)? Judged as if the receiver owned
  * name and nothing else: busconfig send rules match the DESTINATION
