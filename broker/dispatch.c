@@ -62,10 +62,10 @@
  * Every GetAll/GetManagedObjects call leaves a PropfilterCall in its
  * reply slot (once a policy is loaded), whoever the callee: whether the
  * reply is filtered is decided when it arrives, by the names the replier
- * owns or is queued for then. A callee that acquires a declared name while
- * the call is pending answers under it (fail closed); one that gave all
- * its declared names up before answering answers as the undeclared
- * connection it has become. A properties call, or one that needed a
+ * owns or is queued for then, or ever did (security_peer_get_names()). A
+ * callee that acquires a declared name while the call is pending answers
+ * under it (fail closed); one that gives its names up stays under them
+ * for the rest of the connection. A properties call, or one that needed a
  * token, may not reuse the serial of a call still pending to the same
  * callee (AccessDenied): its reply would take the older slot's record.
  *

@@ -46,7 +46,11 @@
  *     every name the destination holds, not at the DESTINATION field, so
  *     calling ":1.7" instead of "org.ofono" gains nothing; queued names
  *     count, so a service cannot be reached unprotected while it waits
- *     for its name). A call without an interface field is judged by the
+ *     for its name; and so do the declared names it held earlier, which
+ *     the bus keeps in MediationPeer.names for the rest of the connection,
+ *     so one that released its name, or lost it to a replacement, cannot
+ *     be reached unprotected by its unique name). A call without an
+ *     interface field is judged by the
  *     union over interfaces, so omitting the interface gains nothing. A
  *     method no line covers is refused ("not declared"). Of
  *     org.freedesktop.DBus.Peer only Ping and GetMachineId are open (the

@@ -27,7 +27,7 @@ enum {
 typedef struct MediationPeer {
         const SmackLabel *label;        /* (nullable) SO_PEERSEC, interned; ignored without Smack */
         const char *unique_name;        /* ":1.42" */
-        const char *const *names;       /* well-known names it owns or is queued for */
+        const char *const *names;       /* well-known names it owns or is queued for, or ever did (declared) */
         size_t n_names;
 } MediationPeer;
 

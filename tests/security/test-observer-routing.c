@@ -11,6 +11,8 @@
  *    releasing its declared name mid-call and a monitor joining mid-call;
  *  - a call may not reuse the serial of a pending one when it needs a
  *    token (its reply would take the older call's record);
+ *  - a service that released its declared name is still judged by it
+ *    when called by its unique name;
  *  - Peer: only Ping and GetMachineId pass under a declared name;
  *  - a unicast signal to the declared service is judged as a call of its
  *    member: delivered only with the method's token, never when no
@@ -346,6 +348,29 @@ static void test_record_outlives_changes(void **state) {
         client_close(&mon);
 }
 
+/* Protection follows the connection: after ReleaseName its unique name is still judged by the manifest. */
+static void test_released_name_still_protected(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *released = NULL, *denied = NULL, *none = NULL;
+        uint32_t serial;
+
+        released = name_call(f, &f->svc, "ReleaseName");
+        assert_non_null(released);
+        assert_int_equal(message_get_type(released), MESSAGE_METHOD_RETURN);
+        serial = client_call(&f->h, &f->app, f->svc.unique_name, PATH, IFACE, "Guarded", "");
+        denied = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(denied);
+        assert_int_equal(message_get_type(denied), MESSAGE_ERROR);
+        assert_string_equal(message_get_error_name(denied), "org.freedesktop.DBus.Error.AccessDenied");
+        none = recv_not_driver(&f->h, &f->svc);
+        assert_null(none);
+        /* The holder still may. */
+        serial = client_call(&f->h, &f->holder, f->svc.unique_name, PATH, IFACE, "Guarded", "");
+        none = recv_not_driver(&f->h, &f->svc);
+        assert_non_null(none);
+        assert_string_equal(message_get_member(none), "Guarded");
+}
+
 static Message *call_with_serial(Fixture *f, Client *c, uint32_t serial, const char *member) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         Message *m = NULL;
@@ -422,6 +447,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_eavesdropper_replies, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_record_outlives_changes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_serial_reuse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_released_name_still_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_peer_and_unicast_signals, setup, teardown),
         };
         char cmd[700];
