@@ -51,7 +51,7 @@ void mediation_counters_record(MediationCounters *counters, const MediationVerdi
 void mediation_subject_init(MediationSubject *subject, const MediationPeer *sender,
                             const MediationPeer *receiver, Message *m) {
         uint8_t type = message_get_type(m);
-        const char *destination = message_get_destination(m);
+        const char *addressed = message_get_destination(m), *destination = addressed;
 
         if (type < MESSAGE_METHOD_CALL || type > MESSAGE_SIGNAL)
                 type = MESSAGE_INVALID;
@@ -65,10 +65,10 @@ void mediation_subject_init(MediationSubject *subject, const MediationPeer *send
                 .member = message_get_member(m),
                 .error_name = message_get_error_name(m),
                 .destination = destination,
-                .unicast = type == MESSAGE_SIGNAL && message_get_destination(m) && receiver,
+                .unicast = type == MESSAGE_SIGNAL && addressed && receiver,
         };
         /* A broadcast signal goes to each recipient: name the recipient. */
-        if (type == MESSAGE_SIGNAL && !message_get_destination(m) && receiver)
+        if (type == MESSAGE_SIGNAL && !addressed && receiver)
                 subject->destination = receiver->unique_name;
 }
 

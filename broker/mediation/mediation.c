@@ -278,18 +278,20 @@ static int decision_to_verdict(int r, const PolicyDecision *decision, const Medi
 static int decide_tokens(const MediationPeer *holder, const MediationPeer *asker, Message *m,
                          PolicyMessageType type, MediationSubject *subject, const PolicyDb *db,
                          SmackOracle *oracle, MediationNeeds *needs, MediationVerdict *ret) {
-        TokenContext context = { .oracle = oracle, .subject = peer_label(asker, oracle), .needs = needs };
+        TokenContext context;
         PolicyDecision decision;
-        PolicyMessage pm = {
+        PolicyMessage pm;
+        int r;
+
+        if (holder->n_names == 0)
+                return 0;       /* the common case: first, before anything is set up */
+        context = (TokenContext) { .oracle = oracle, .subject = peer_label(asker, oracle), .needs = needs };
+        pm = (PolicyMessage) {
                 .type = type,
                 .path = subject->path,
                 .interface = subject->interface,
                 .member = subject->member,
         };
-        int r;
-
-        if (holder->n_names == 0)
-                return 0;
         if (!pm.path || !pm.member)
                 return mediation_verdict_deny_error(ret, subject, -EBADMSG, "token",
                                                     label_text(context.subject));
