@@ -16,18 +16,6 @@
 # any differs. DEMO_OUTPUT=FILE sends all output to FILE (run-demo shows it
 # live from the host).
 set -u
-# This guest loses a process's SSE registers when it takes a page fault in
-# the middle of a vector copy into a page never touched before: the copy
-# then writes zeros after its first 16 bytes (tests/uml/README.md, "Known
-# issue"). It has crashed this shell, or garbled its strings, in one
-# run-demo --check in two. MALLOC_PERTURB_ makes malloc fill every block
-# it hands out, so the shell's heap pages are touched before anything is
-# copied into them; only this shell gets it (the programs it starts do
-# not: they are what the demo shows, as they would run on a device).
-if [ -z "${DEMO_PERTURBED:-}" ]; then
-        DEMO_PERTURBED=1 MALLOC_PERTURB_=165 exec /bin/bash "$0" "$@"
-fi
-export -n MALLOC_PERTURB_ DEMO_PERTURBED
 [ "${UML_GUEST:-}" = 1 ] || { echo "guest-demo.sh: run me through tests/uml/uml-run"; exit 2; }
 [ $# -ge 2 ] || { echo "usage: guest-demo.sh BUILD SOURCE [--check]"; exit 2; }
 build=$(cd "$1" && pwd)
@@ -106,9 +94,7 @@ wait_for() {    # wait_for FILE TEXT [SECONDS]
         return 1
 }
 
-# indent [FILE]: the lines of FILE (or stdin), indented, with shell
-# builtins only: this guest now and then corrupts a new process's memory
-# (tests/uml/README.md, "Known issue"), so the demo forks as little as it can.
+# indent [FILE]: the lines of FILE (or stdin), indented.
 indent() {
         local line
         if [ $# -gt 0 ]; then
@@ -127,20 +113,15 @@ label_of() {
         "$helper" getxattr "$lib/$1" security.SMACK64EXEC
 }
 
-# run_labelled BINARY ARGS...: execute one of the packages' binaries under
-# the label its SMACK64EXEC names, without root's Smack override
-# (CAP_MAC_OVERRIDE, CAP_MAC_ADMIN dropped). The label is set just before
-# the exec rather than by the exec's own transition: a transition makes
-# the kernel mark the exec secure (AT_SECURE), glibc then ignores
-# GLIBC_TUNABLES and uses AVX, and this user-mode-linux loses AVX state on
-# context switches (tests/uml/README.md, "Why uml-launch"): such a
-# process's memory gets corrupted (about 1 run in 4). Step 5 shows the
-# transition itself.
+# run_labelled BINARY ARGS...: execute one of the packages' binaries as a
+# device would: the exec itself gives the process the label its
+# SMACK64EXEC names (the kernel's transition), and root's Smack override
+# (CAP_MAC_OVERRIDE, CAP_MAC_ADMIN) is dropped first so that the kernel
+# judges it like any app.
 run_labelled() {
-        local binary=$1 label
+        local binary=$1
         shift
-        label=$(label_of "$binary")
-        exec "$helper" run "$label" "$lib/$binary" "$@"
+        exec "$helper" exec "$lib/$binary" "$@"
 }
 
 # app NAME OUTFILE STEP...: run one package's app binary with the steps.
@@ -152,7 +133,7 @@ app() {
         shown=${shown//" $loc "/ ... }
         shown=${shown//" $cal "/ ... }
         printf '$ %s%s\n' "$name" "$shown"
-        timeout 20 "$helper" run "$(label_of "$name")" "$lib/$name" --timeout-ms 5000 "$@" > "$file" 2>&1
+        timeout 20 "$helper" exec "$lib/$name" --timeout-ms 5000 "$@" > "$file" 2>&1
         indent "$file"
 }
 
@@ -161,7 +142,7 @@ app() {
 app_bg() {
         local name=$1 file=$2
         shift 2
-        timeout 20 "$helper" run "$(label_of "$name")" "$lib/$name" --timeout-ms 5000 "$@" > "$file" 2>&1 &
+        timeout 20 "$helper" exec "$lib/$name" --timeout-ms 5000 "$@" > "$file" 2>&1 &
         bg_pid=$!
         wait_for "$file" "connected to the system bus" 10 || true
 }
@@ -280,10 +261,7 @@ cp "$source"/examples/dbus/*.conf /etc/dbus-1/system.d/
 for f in /etc/dbus-1/system.d/*; do echo "   $f"; done
 mkdir -p /run/dbus
 echo "\$ mssf-broker --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
-# MALLOC_PERTURB_: the guest's SSE anomaly (above) otherwise garbles the
-# bus's read of system.conf (a 5.8 KiB file into a fresh heap block:
-# "system.conf:1: not well-formed (column 16)"); tests/boot does the same.
-MALLOC_PERTURB_=165 "$sock_activate" /run/dbus/system_bus_socket \
+"$sock_activate" /run/dbus/system_bus_socket \
         "$broker" --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --print-address \
         --print-pid --policy="$root/var/lib/mssf/policy.db" > "$buslog" 2>&1 &
 bus_pid=$!
@@ -304,13 +282,8 @@ echo "   the bus answers (pid $bus_pid, running as $(ps -o user= -p $bus_pid), l
 ##########################################################################
 step "Starting the three services" \
      "Executing a labelled binary switches the process to its package's" \
-     "label (SMACK64EXEC). In this guest that transition cannot be shown" \
-     "safely: it makes the exec secure (AT_SECURE), glibc then ignores" \
-     "GLIBC_TUNABLES and uses AVX, whose state this user-mode-linux loses on" \
-     "context switches, corrupting that process and others (even this" \
-     "shell). So each binary is executed under the label its SMACK64EXEC" \
-     "names, set just before the exec (tests/uml's uml-smack-basics checks" \
-     "the transition itself)."
+     "label: the kernel reads the binary's SMACK64EXEC at exec, as it does" \
+     "for every app below."
 echo "The services, each under its package's label; only that label may own"
 echo "the service's bus name:"
 for name in cellular:Cellular:"--alert-ms 300 --answer-ms 600 --duration-ms 2000 --strength-ms 1000" \
@@ -324,10 +297,10 @@ for name in cellular:Cellular:"--alert-ms 300 --answer-ms 600 --duration-ms 2000
         pid=$!
         pids="$pids $pid"
         if wait_for "$out/service-$service" "$bus_name: ready"; then
-                # read, not $(cat): a command substitution's output is garbled
-                # here now and then (the SSE anomaly above).
-                pid_label=""; read -r pid_label < "/proc/$pid/attr/current" || [ -n "$pid_label" ] || pid_label="?"
+                pid_label=$(cat "/proc/$pid/attr/current")
                 printf '   %s: ready (pid %s, Smack label %s)\n' "$bus_name" "$pid" "$pid_label"
+                [ "$pid_label" = "$(label_of "mssf-demo-$service")" ]
+                verdict $? "mssf-demo-$service runs under its SMACK64EXEC label, set by the exec"
         else
                 cat "$out/service-$service" "$buslog"
                 exit 1

@@ -4,6 +4,9 @@
  *
  *   smack-helper run LABEL CMD [ARGS...]    run CMD as LABEL, without
  *                                           CAP_MAC_OVERRIDE/CAP_MAC_ADMIN
+ *   smack-helper exec CMD [ARGS...]         run CMD without those two
+ *                                           capabilities, its label left
+ *                                           to the exec (SMACK64EXEC)
  *   smack-helper peersec LABEL              print the SO_PEERSEC label a
  *                                           unix-socket server sees for a
  *                                           client labelled LABEL
@@ -93,6 +96,19 @@ static int cmd_run(char **argv) {
         }
         execvp(argv[1], argv + 1);
         fprintf(stderr, "smack-helper: cannot execute %s: %m\n", argv[1]);
+        return 1;
+}
+
+/* The label comes from the exec itself: CMD's SMACK64EXEC, as on a device. */
+static int cmd_exec(char **argv) {
+        int r = drop_mac_caps();
+
+        if (r < 0) {
+                fprintf(stderr, "smack-helper: cannot drop capabilities: %s\n", strerror(-r));
+                return 1;
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "smack-helper: cannot execute %s: %m\n", argv[0]);
         return 1;
 }
 
@@ -208,6 +224,7 @@ int main(int argc, char **argv) {
                 int (*run)(char **argv);
         } commands[] = {
                 { "run", 2, -1, cmd_run },
+                { "exec", 1, -1, cmd_exec },
                 { "peersec", 1, 1, cmd_peersec },
                 { "access", 3, 3, cmd_access },
                 { "getxattr", 2, 2, cmd_getxattr },
@@ -225,6 +242,7 @@ int main(int argc, char **argv) {
         }
         fprintf(stderr,
                 "usage: smack-helper run LABEL CMD [ARGS...]\n"
+                "       smack-helper exec CMD [ARGS...]\n"
                 "       smack-helper peersec LABEL\n"
                 "       smack-helper access SUBJECT OBJECT ACCESS\n"
                 "       smack-helper getxattr PATH NAME\n"

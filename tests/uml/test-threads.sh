@@ -1,9 +1,9 @@
 #!/bin/sh
-# Checks uml-launch's FPU work-around together with uml-init's
-# GLIBC_TUNABLES: multithreaded GLib programs (dbus-daemon, gdbus) must
-# work every time inside the guest. Without the tunables, string functions
-# using AVX registers get corrupted across UML context switches and this
-# test fails within the first calls. Run by uml-run; exit 0 pass, 1 fail.
+# Multithreaded GLib programs (dbus-daemon, gdbus), with glibc's own
+# string functions for this CPU, must work every time inside the guest:
+# a real workload beside uml-selfcheck's register checks (a guest that
+# lost vector state across its context switches failed this within the
+# first calls). Run by uml-run; exit 0 pass, 1 fail.
 set -u
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
 command -v dbus-daemon >/dev/null && command -v gdbus >/dev/null || {
