@@ -139,6 +139,8 @@
  *    Another connection with the same label is checked like any other.
  *  - Messages from the driver (NameOwnerChanged, replies) are not
  *    mediated here; signals the driver emits name no protected member.
+ *    The bus copies its AccessDenied answers to no observer (dispatch.c):
+ *    a denied message is copied to no one, nor is its refusal.
  *  - An observer that itself owns a declared name is judged as that
  *    recipient would be: a call addressed to someone else, seen with the
  *    observer as the holder of the names, is "not declared" there and not

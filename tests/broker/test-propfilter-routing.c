@@ -602,7 +602,8 @@ static void test_observers_need_signal_tokens(void **state) {
 /*
  * Denied messages are copied to no one: a call the manifest does not
  * declare reaches neither the service nor the monitor nor an
- * eavesdropper; the caller's AccessDenied (from the bus) the monitor sees.
+ * eavesdropper (nor does the caller's AccessDenied: tests/security,
+ * test-observer-routing).
  */
 static void test_denied_not_observed(void **state) {
         Fixture *f = *state;

@@ -16,7 +16,8 @@
  *  - Peer: only Ping and GetMachineId pass under a declared name;
  *  - a unicast signal to the declared service is judged as a call of its
  *    member: delivered only with the method's token, never when no
- *    method covers it; a broadcast one is the service's match rules' business.
+ *    method covers it; a broadcast one is the service's match rules' business;
+ *  - the bus's AccessDenied answers are copied to no observer.
  * argv[1] is the mssf-policy binary.
  */
 #include <errno.h>
@@ -441,6 +442,52 @@ static void test_peer_and_unicast_signals(void **state) {
         assert_false(reaches_service(f, &f->holder, MESSAGE_SIGNAL, "org.example.Other", "Open"));
 }
 
+/* Counts the bus's errors named error that observer received (every other message dropped). */
+static int driver_errors(Fixture *f, Client *observer, const char *error) {
+        Message *m;
+        int n = 0;
+
+        while ((m = client_recv(&f->h, observer))) {
+                if (message_get_type(m) == MESSAGE_ERROR && message_get_error_name(m) &&
+                    strcmp(message_get_error_name(m), error) == 0)
+                        n++;
+                message_unref(m);
+        }
+        return n;
+}
+
+/*
+ * The bus's refusals reach only the peer refused: a denied call is copied
+ * to no observer, nor is the AccessDenied that answers it (its text names
+ * the caller's label, the destination and the member). The bus's other
+ * errors (here ServiceUnknown, which any label can get by asking) are
+ * still copied, so the monitor does receive the driver's messages.
+ */
+static void test_denials_not_observed(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *denied = NULL, *unknown = NULL;
+        Client mon;
+        uint32_t serial;
+
+        become_monitor(f, &mon, "mon");
+        (void) driver_errors(f, &mon, "-");
+        serial = client_call(&f->h, &f->app, NAME, PATH, IFACE, "Guarded", "");
+        denied = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(denied);
+        assert_string_equal(message_get_error_name(denied), "org.freedesktop.DBus.Error.AccessDenied");
+        serial = client_call(&f->h, &f->app, "org.mssf.Nobody", PATH, IFACE, "Open", "");
+        unknown = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(unknown);
+        assert_string_equal(message_get_error_name(unknown), "org.freedesktop.DBus.Error.ServiceUnknown");
+        harness_pump(&f->h);
+        assert_int_equal(driver_errors(f, &mon, "org.freedesktop.DBus.Error.ServiceUnknown"), 1);
+        serial = client_call(&f->h, &f->app, NAME, PATH, IFACE, "Guarded", "");
+        message_unref(client_wait_reply(&f->h, &f->app, serial));
+        harness_pump(&f->h);
+        assert_int_equal(driver_errors(f, &mon, "org.freedesktop.DBus.Error.AccessDenied"), 0);
+        client_close(&mon);
+}
+
 int main(int argc, char **argv) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_monitor_replies, setup, teardown),
@@ -449,6 +496,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_serial_reuse, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_released_name_still_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_peer_and_unicast_signals, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_denials_not_observed, setup, teardown),
         };
         char cmd[700];
         int failed;
