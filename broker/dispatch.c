@@ -25,8 +25,8 @@
  * mediation said the call needed is kept in its reply slot, beside the
  * PropfilterCall, so a monitor joining or the callee's names changing
  * mid-call change nothing), and property carriers are filtered for the
- * observer's label (a copy that filters to nothing is not sent); the
- * bus's AccessDenied answers are copied to no one. So a device maker who
+ * observer's label (a copy that filters to nothing is not sent); with
+ * Smack, the bus's AccessDenied answers are copied to no one. So a device maker who
  * wants a monitor to see an app gives the app's label "w" to the
  * monitor's. Monitors skip busconfig (as in dbus-daemon, where
  * BecomeMonitor's own checks admit them); eavesdroppers pass its
@@ -302,15 +302,18 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender) {
 }
 
 /*
- * The bus's refusals reach only the peer refused (issue 17): a denied
- * message is copied to no observer, nor is the AccessDenied answering it,
- * whose text names the caller's label, the destination and the member.
+ * With Smack, the bus's refusals reach only the peer refused (issue 17):
+ * a denied message is copied to no observer, nor is the AccessDenied
+ * answering it, whose text names the caller's label, the destination and
+ * the member. Without Smack an observer is not limited by label and sees
+ * them, as in dbus-daemon.
  */
-static bool dispatch_is_denial(Message *m) {
+static bool dispatch_is_hidden_denial(Bus *bus, Message *m) {
         const char *error = message_get_error_name(m);
 
         return message_get_type(m) == MESSAGE_ERROR && error &&
-               strcmp(error, bus_error_name(BUS_ERROR_ACCESS_DENIED)) == 0;
+               strcmp(error, bus_error_name(BUS_ERROR_ACCESS_DENIED)) == 0 &&
+               bus->security && security_has_smack(bus->security);
 }
 
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
@@ -321,7 +324,7 @@ int bus_send_from_driver(Bus *bus, Peer *peer, Message *m) {
         if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
                             MEDIATE_ROUTE_UNICAST, &verdict) != 0)
                 return 0;
-        if (!dispatch_is_denial(m))
+        if (!dispatch_is_hidden_denial(bus, m))
                 dispatch_capture(bus, m, NULL, peer, NULL);
         (void) bus_queue(peer, m, NULL);
         return 0;
