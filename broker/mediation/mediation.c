@@ -141,6 +141,12 @@
  *    mediated here; signals the driver emits name no protected member.
  *    The bus copies its AccessDenied answers to no observer (dispatch.c):
  *    a denied message is copied to no one, nor is its refusal.
+ *  - Descriptors are not judged here: the kernel judges them at the
+ *    recipient's recvmsg(). For observers the bus asks ahead
+ *    (mediate.c, smack_fd_receivable()) and withholds a copy the kernel
+ *    would refuse, which would otherwise disconnect the observer. A
+ *    recipient that cannot receive a descriptor sent to it is still
+ *    disconnected by its library (tests/e2e/README.md, "Attacked again").
  *  - An observer that itself owns a declared name is judged as that
  *    recipient would be: a call addressed to someone else, seen with the
  *    observer as the holder of the names, is "not declared" there and not

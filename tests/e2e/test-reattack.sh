@@ -8,10 +8,12 @@
 #    connection of the service's label), watched by the monitor;
 #  - a reply racing its caller's disconnect;
 #  - descriptors passed in a call: one every label may read, one private to
-#    the caller (sent to a throwaway service, which the kernel refuses it);
+#    the caller (sent to a throwaway service, which the kernel refuses it;
+#    the monitor gets no copy of that call, so it stays connected);
 #  - unicast signals to a declared, activatable name that is not running;
 #  - a service that releases its declared name while a protected call is
-#    pending, and is called by its unique name meanwhile, and after.
+#    pending, and is called by its unique name meanwhile, and after;
+#  - refusals watched: the bus's AccessDenied answers reach no observer.
 . "$(dirname "$0")/lib.sh"
 e2e_setup
 bin=$(dirname "$e2e")
@@ -67,6 +69,7 @@ echo "# call-fd with a file labelled _: $out"
 check "a call carrying a descriptor the bus may read is answered" "reply open" "$out"
 # The holder's own file, labelled e2e-holder, which no service label may
 # read: sent to a throwaway service (an undeclared name, labelled e2e-svc).
+# The monitor, which could not receive it either, gets no copy.
 # The bus (root here) receives the descriptor; the recipient's kernel
 # refuses it (smack_file_receive), which libdbus reads as a truncated
 # message and hangs up: README.md, "Attacked again".
@@ -109,6 +112,12 @@ has "e2e-other by the unique name after it came back: AccessDenied" "$denied" \
     "$(client e2e-other call "$lenient_unique" /org/mssf/E2ELenient org.mssf.E2E.Lenient GetPosition)"
 check "the lenient service ran GetPosition for nobody" 0 "$(count '^CALL .*GetPosition' "$t/lenient.out")"
 
+# ---- the bus's refusals, watched ----
+has "e2e-other's Guarded (no e2e-svc::Control): AccessDenied" 'GDBus\.Error:org\.freedesktop\.DBus\.Error\.AccessDenied' \
+    "$(gcall e2e-other org.mssf.E2E org.mssf.E2E.Guarded)"
+has "e2e-other's call to a name nobody owns: ServiceUnknown" 'ServiceUnknown' \
+    "$(gcall e2e-other org.mssf.E2ENobody org.mssf.E2E.Open)"
+
 check "Emit done (the monitor's end marker)" "()" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'done'" "''")"
 wait_for "$t/mon.out" '^end' 30 || not_ok "the monitor did not see the end marker"
 out=$(cat "$t/mon.out")
@@ -120,6 +129,11 @@ lacks "... not Hold's (e2e-svc::Read), answered after the name was released" 'he
 has "... but the open replies" '^saw return - from [^ ]*: open$' "$out"
 has "... and the calls that carried a descriptor, with what it reads" '^saw call Open from [^ ]*: fd:' "$out"
 lacks "... never the holder's private file" 'holder-private' "$out"
+has "... and is still connected after that call (it sees the holder's Guarded call made after it)" \
+    '^saw call Guarded from ' "$out"
+lacks "... none of the bus's AccessDenied answers (they name the refused caller, destination, member)" \
+    '^saw error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+has "... but the bus's other errors (ServiceUnknown)" '^saw error org\.freedesktop\.DBus\.Error\.ServiceUnknown' "$out"
 lacks "no service read the holder's private file" 'holder-private' "$(cat "$t/svc.out" "$t/victim.out")"
 
 e2e_finish
