@@ -1,10 +1,11 @@
 #!/bin/sh
 # Issue 17's attack, replayed after the fix (one UML boot):
 #   uml-run test-attack.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER E2E_HELPER SRCDIR
-# Besides e2e-helper's careful service (org.mssf.E2E), two careless ones,
-# both labelled e2e-svc and declared in e2e-svc.xml: e2e-tree
+# Besides e2e-helper's careful service (org.mssf.E2E), three careless ones,
+# all labelled e2e-svc and declared in e2e-svc.xml: e2e-tree
 # (org.mssf.E2ETree, an sd-bus fallback vtable serving
-# /org/mssf/E2ETree/Location and every path below it) and e2e-lenient
+# /org/mssf/E2ETree/Location and every path below it), e2e-pytree.py
+# (org.mssf.E2EPyTree, the same with a dbus-python FallbackObject) and e2e-lenient
 # (org.mssf.E2ELenient, libdbus, dispatches by member alone at any path,
 # compares names without case, reacts to any signal it is handed).
 # e2e-holder holds every token, e2e-other none but has Smack reach to the
@@ -28,8 +29,10 @@ bin=$(dirname "$e2e")
 
 bg e2e-svc "$t/tree.out" "$bin/e2e-tree"
 bg e2e-svc "$t/lenient.out" "$bin/e2e-lenient"
-wait_for "$t/tree.out" '^(ready|refused|error)' 15 && wait_for "$t/lenient.out" '^(ready|refused|error)' 15 ||
-    not_ok "the careless services did not start"
+bg e2e-svc "$t/pytree.out" /usr/bin/python3 "$src/e2e-pytree.py" 55
+wait_for "$t/tree.out" '^(ready|refused|error)' 15 && wait_for "$t/lenient.out" '^(ready|refused|error)' 15 &&
+    wait_for "$t/pytree.out" '^(ready|refused|Traceback)' 30 || not_ok "the careless services did not start"
+check "e2e-pytree.py (labelled e2e-svc) owns org.mssf.E2EPyTree" ready "$(awk 'NR == 1 { print $1 }' "$t/pytree.out")"
 check "e2e-tree (labelled e2e-svc) owns org.mssf.E2ETree" ready "$(awk 'NR == 1 { print $1 }' "$t/tree.out")"
 check "e2e-lenient (labelled e2e-svc) owns org.mssf.E2ELenient" ready \
     "$(awk 'NR == 1 { print $1 }' "$t/lenient.out")"
@@ -172,6 +175,25 @@ check "GetManagedObjects by the holder: the declared object with Position" \
 out=$(as e2e-other busctl --system call org.mssf.E2ETree /org/mssf/E2ETree org.freedesktop.DBus.ObjectManager \
     GetManagedObjects)
 lacks "busctl GetManagedObjects by e2e-other: no position, no child" 'position-secret|Location/[0-9]' "$out"
+
+# dbus-python's FallbackObject serves every path below its own.
+py="/usr/bin/python3 $src/e2e-py.py"
+pyloc=/org/mssf/E2EPyTree/Location
+check "FallbackObject: the holder's GetPosition at the declared path" "reply py-position-secret" \
+    "$(as e2e-holder $py call org.mssf.E2EPyTree $pyloc org.mssf.E2E.Location GetPosition)"
+has "... e2e-other's: AccessDenied (e2e-svc::Read)" '^error org\.freedesktop\.DBus\.Error\.AccessDenied: .*e2e-svc::Read' \
+    "$(as e2e-other $py call org.mssf.E2EPyTree $pyloc org.mssf.E2E.Location GetPosition)"
+has "... the holder's GetPosition at the child $pyloc/7: AccessDenied (not declared)" \
+    '^error org\.freedesktop\.DBus\.Error\.AccessDenied: .*does not declare' \
+    "$(as e2e-holder $py call org.mssf.E2EPyTree $pyloc/7 org.mssf.E2E.Location GetPosition)"
+has "... the holder's Get(Position) at the child: AccessDenied" '^error org\.freedesktop\.DBus\.Error\.AccessDenied' \
+    "$(as e2e-holder $py get org.mssf.E2EPyTree $pyloc/7 org.mssf.E2E.Location Position)"
+has "... e2e-other's Get(Accuracy) at the child: AccessDenied" '^error org\.freedesktop\.DBus\.Error\.AccessDenied' \
+    "$(as e2e-other $py get org.mssf.E2EPyTree $pyloc/7 org.mssf.E2E.Location Accuracy)"
+check "... e2e-other's Get(Accuracy) at the declared path (open)" "reply py-accuracy-open" \
+    "$(as e2e-other $py get org.mssf.E2EPyTree $pyloc org.mssf.E2E.Location Accuracy)"
+check "the FallbackObject served only the declared path" "CALL GetPosition / GET Accuracy /" \
+    "$(grep -E '^(CALL|GET) ' "$t/pytree.out" | tr '\n' ' ' | sed 's/ $//')"
 
 bg e2e-holder "$t/holder-om.out" "$e2e" listen 20
 bg e2e-other "$t/other-om.out" "$e2e" listen 20
