@@ -7,11 +7,12 @@
  * (broker/activation keeps the bookkeeping). The first waiter launches
  * the service: Exec= spawned directly, or, with --systemd-activation and
  * SystemdService=, an ActivationRequest signal to systemd (held back
- * until org.freedesktop.systemd1 is on the bus). The start ends when the
- * name gets an owner (every waiter is routed again, in order, and judged
- * again on delivery), or fails: the child exited, exec failed, systemd
- * said ActivationFailure, or service_start_timeout passed; then every
- * waiter gets that error. Each waiter is handed over exactly once.
+ * until org.freedesktop.systemd1 is on the bus: activate-systemd.c). The
+ * start ends when the name gets an owner (every waiter is routed again,
+ * in order, and judged again on delivery), or fails: the child exited,
+ * exec failed, systemd said ActivationFailure, or service_start_timeout
+ * passed; then every waiter gets that error. Each waiter is handed over
+ * exactly once.
  *
  * Trust: a caller must not be able to make a service start that it may
  * not talk to. So a call is judged before it is queued (busconfig send
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "activate.h"
+#include "activate-internal.h"
 #include "activation-spawn.h"
 #include "activation.h"
 #include "bus-error.h"
@@ -55,9 +57,6 @@
 #define ACTIVATE_ERROR_FORK_FAILED "org.freedesktop.DBus.Error.Spawn.ForkFailed"
 #define ACTIVATE_ERROR_SPAWN_FAILED "org.freedesktop.DBus.Error.Spawn.Failed"
 #define ACTIVATE_ERROR_TIMED_OUT "org.freedesktop.DBus.Error.TimedOut"
-#define ACTIVATE_ERROR_FAILED "org.freedesktop.DBus.Error.Failed"
-#define ACTIVATE_SYSTEMD_INTERFACE "org.freedesktop.systemd1.Activator"
-
 enum {
         ACTIVATE_START_REPLY_SUCCESS = 1,
         ACTIVATE_START_REPLY_ALREADY_RUNNING = 2,
@@ -122,7 +121,7 @@ void bus_activation_deinit(Bus *bus) {
         free(a->children);
         for (size_t i = 0; i < a->n_backlog; i++) {
                 free(a->backlog[i].name);
-                free(a->backlog[i].unit);
+                message_unref(a->backlog[i].message);
         }
         free(a->backlog);
         service_strv_free(a->warnings);
@@ -144,13 +143,6 @@ static void activate_arm_timer(Bus *bus) {
 
 /* Answers. */
 
-static bool activate_may_answer(Message *m) {
-        uint8_t type = message_get_type(m);
-
-        return (type == MESSAGE_METHOD_CALL || type == MESSAGE_SIGNAL) &&
-               !(message_get_flags(m) & MESSAGE_FLAG_NO_REPLY_EXPECTED);
-}
-
 /* An error to peer for its call, or for its StartServiceByName (serial). */
 static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t serial, const char *error_name,
                                const char *text) {
@@ -160,14 +152,13 @@ static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t ser
 
         if (peer->dead)
                 return 0;
+        /* As dbus-daemon: every waiter hears why, whatever its message's type and flags. */
         if (call) {
-                if (!activate_may_answer(call))
-                        return 0;
-                r = message_new_error(call, BUS_DRIVER_NAME, error_name, text, &m);
+                r = bus_error_new(call, error_name, text, &m);
         } else {
-                if (serial == 0)
-                        return 0;
                 r = message_builder_new(MESSAGE_ERROR, &b);
+                if (r == 0)
+                        r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
                 if (r == 0)
                         r = message_builder_set_reply_serial(b, serial);
                 if (r == 0)
@@ -186,15 +177,17 @@ static int activate_send_error(Bus *bus, Peer *peer, Message *call, uint32_t ser
         return bus_send_from_driver(bus, peer, m);
 }
 
-/* StartServiceByName's answer: a 'u' to serial (0: the caller wants none). */
+/* StartServiceByName's answer: a 'u' to serial (sent even with NO_REPLY_EXPECTED, as dbus-daemon). */
 static int activate_send_start_reply(Bus *bus, Peer *peer, uint32_t serial, uint32_t value) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         _cleanup_(message_unrefp) Message *m = NULL;
         int r;
 
-        if (peer->dead || serial == 0)
+        if (peer->dead)
                 return 0;
         r = message_builder_new(MESSAGE_METHOD_RETURN, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r == 0)
                 r = message_builder_set_reply_serial(b, serial);
         if (r == 0)
@@ -211,8 +204,7 @@ static int activate_send_start_reply(Bus *bus, Peer *peer, uint32_t serial, uint
 }
 
 /* Ends name's start: every waiter gets error_name with the text (name is copied first). */
-_printf_(4, 5) static void activate_fail(Bus *bus, const char *name, const char *error_name,
-                                         const char *format, ...) {
+void activate_fail(Bus *bus, const char *name, const char *error_name, const char *format, ...) {
         ActivationQueued *waiters = NULL;
         char text[512], copy[256];
         va_list ap;
@@ -308,7 +300,11 @@ void bus_activation_reap(Bus *bus) {
                                 activate_remove_child(a, i);
                                 break;
                         }
-                if (!name)
+                /*
+                 * As dbus-daemon: a service that "daemonizes" exits 0 while its
+                 * child goes on to take the name; the start waits (or times out).
+                 */
+                if (!name || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
                         continue;
                 if (WIFSIGNALED(status))
                         activate_fail(bus, name, ACTIVATE_ERROR_CHILD_SIGNALED, "Process %s received signal %d",
@@ -317,94 +313,6 @@ void bus_activation_reap(Bus *bus) {
                         activate_fail(bus, name, ACTIVATE_ERROR_CHILD_EXITED, "Process %s exited with status %d",
                                       name, WEXITSTATUS(status));
         }
-}
-
-/* systemd. */
-
-static int activate_send_request(Bus *bus, Peer *systemd, const char *name, const char *unit) {
-        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        _cleanup_(message_unrefp) Message *m = NULL;
-        int r;
-
-        r = message_new_signal(BUS_DRIVER_NAME, BUS_DRIVER_PATH, ACTIVATE_SYSTEMD_INTERFACE, "ActivationRequest", &b);
-        if (r == 0)
-                r = message_builder_set_destination(b, BUS_SYSTEMD_NAME);
-        if (r == 0)
-                r = message_builder_append_basic(b, 's', unit);
-        if (r == 0)
-                r = message_builder_finish(b, &m);
-        if (r != 0)
-                return r < 0 ? r : -EINVAL;
-        log_info("Activating via systemd: service name='%s' unit='%s'", name, unit);
-        return bus_send_from_driver(bus, systemd, m);
-}
-
-static int activate_via_systemd(Bus *bus, const char *name, const char *unit) {
-        BusActivation *a = &bus->activation;
-        Peer *systemd = bus_lookup_peer(bus, BUS_SYSTEMD_NAME);
-        BusActivationRequest *grown;
-        char *name_copy, *unit_copy;
-
-        if (systemd)
-                return activate_send_request(bus, systemd, name, unit);
-        /* As dbus-daemon: held until systemd joins; the start's timeout runs meanwhile. */
-        log_info("Activating systemd to hand-off: service name='%s' unit='%s'", name, unit);
-        grown = reallocarray(a->backlog, a->n_backlog + 1, sizeof(*grown));
-        if (!grown)
-                return -ENOMEM;
-        a->backlog = grown;
-        name_copy = strdup(name);
-        unit_copy = strdup(unit);
-        if (!name_copy || !unit_copy) {
-                free(name_copy);
-                free(unit_copy);
-                return -ENOMEM;
-        }
-        a->backlog[a->n_backlog++] = (BusActivationRequest) { name_copy, unit_copy };
-        return 0;
-}
-
-/* systemd got its name: the requests held back go out, for starts still pending. */
-static void activate_flush_backlog(Bus *bus, Peer *systemd) {
-        BusActivation *a = &bus->activation;
-        BusActivationRequest *backlog = a->backlog;
-        size_t n = a->n_backlog;
-
-        a->backlog = NULL;
-        a->n_backlog = 0;
-        for (size_t i = 0; i < n; i++) {
-                if (activation_is_pending(a->state, backlog[i].name)) {
-                        int r = activate_send_request(bus, systemd, backlog[i].name, backlog[i].unit);
-
-                        if (r < 0)
-                                activate_fail(bus, backlog[i].name, ACTIVATE_ERROR_FAILED,
-                                              "Could not ask systemd to start %s: %s", backlog[i].unit,
-                                              strerror(-r));
-                }
-                free(backlog[i].name);
-                free(backlog[i].unit);
-        }
-        free(backlog);
-}
-
-int bus_activation_systemd_failure(Bus *bus, Peer *sender, Message *m) {
-        const char *unit, *error_name, *text, *name;
-        char unit_copy[256];
-
-        if (bus_lookup_peer(bus, BUS_SYSTEMD_NAME) != sender) {
-                log_notice("Ignoring ActivationFailure from %s: only the owner of %s may send it",
-                           sender->unique_name, BUS_SYSTEMD_NAME);
-                return 0;
-        }
-        if (message_read(m, "sss", &unit, &error_name, &text) != 0)
-                return 0;
-        if (!validate_error_name(error_name, strlen(error_name)))
-                error_name = ACTIVATE_ERROR_FAILED;
-        snprintf(unit_copy, sizeof(unit_copy), "%s", unit);
-        /* Every start waiting for this unit (one unit may provide several names). */
-        while ((name = activation_name_for_unit(bus->activation.state, unit_copy)))
-                activate_fail(bus, name, error_name, "%s", text);
-        return 0;
 }
 
 /* Starting. */
@@ -456,23 +364,41 @@ static bool activate_known(Bus *bus, const char *name) {
                activation_is_pending(bus->activation.state, name);
 }
 
+/*
+ * Monitors see m when it arrives (as dbus-daemon captures in
+ * bus_dispatch()), before the error it gets, but after the
+ * ActivationRequest its start sent (dbus-daemon runs that request's
+ * transaction first); not again when it is delivered. Under MSSF
+ * mediation (bus_observes_denials() false) a message the policy
+ * refuses is copied to no observer, and one waiting for its service is
+ * captured when it is delivered, once allowed (bus_dispatch_activated()).
+ */
 int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
         MediateVerdict verdict;
         char error[512];
         int r;
 
-        if (message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START)
+        if (message_get_flags(m) & MESSAGE_FLAG_NO_AUTO_START) {
+                bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", destination);
-        if (destination[0] == ':' || !activate_known(bus, destination))
+        }
+        if (destination[0] == ':' || !activate_known(bus, destination)) {
+                bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_SERVICE_UNKNOWN,
                                        "The name %s was not provided by any .service files",
                                        destination);
+        }
         /* Before anything starts: a caller that may not call the service cannot start it. */
-        if (mediate_activation(sender, destination, m, &verdict) != 0)
+        if (mediate_activation(sender, destination, m, &verdict) != 0) {
+                if (bus_observes_denials(bus))
+                        bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
+        }
         r = activate_enqueue(bus, destination, &(ActivationQueued) { .peer = sender, .message = m }, error,
                              sizeof(error));
+        if (bus_observes_denials(bus))
+                bus_monitors_capture(bus, m, sender);
         if (r > 0)
                 return bus_reply_error(bus, sender, m, r, "%s", error);
         return r;
@@ -480,7 +406,7 @@ int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
 
 int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, char *error,
                          size_t error_size) {
-        uint32_t serial = message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED ? 0 : message_get_serial(call);
+        uint32_t serial = message_get_serial(call);
 
         /* dbus-daemon looks for the .service file before it looks at the owner. */
         if (!activate_known(bus, name)) {
@@ -519,7 +445,7 @@ void bus_activation_name_acquired(Bus *bus, const char *name) {
                                                       ACTIVATE_START_REPLY_SUCCESS);
                 } else {
                         /* Routed as if just sent, and judged again now that the receiver is known. */
-                        r = bus_dispatch(peer, TAKE_PTR(waiters[i].message));
+                        r = bus_dispatch_activated(peer, TAKE_PTR(waiters[i].message));
                 }
                 if (r < 0)
                         log_warning_errno(r, "Failed to deliver a message queued for %s", name);

@@ -21,10 +21,10 @@ typedef struct BusActivationChild {
         char *name;                     /* (owned) the name it was started for */
 } BusActivationChild;
 
-/* An ActivationRequest waiting for systemd to join the bus. */
+/* A message of the bus's waiting for systemd to join: an ActivationRequest or SetEnvironment. */
 typedef struct BusActivationRequest {
-        char *name;                     /* (owned) the pending start it is for */
-        char *unit;                     /* (owned) SystemdService= */
+        char *name;                     /* (owned, nullable) the pending start it is for */
+        Message *message;               /* (owned ref) shown to monitors already */
 } BusActivationRequest;
 
 /* What the bus keeps for activation (embedded in Bus). */
@@ -62,7 +62,14 @@ int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, 
 void bus_activation_name_acquired(Bus *bus, const char *name);
 /* A peer left: its waiters are dropped. */
 void bus_activation_forget_peer(Bus *bus, Peer *peer);
-/* SIGCHLD: reaps children; one that exits before its name appears fails its start. */
+/* SIGCHLD: reaps children; one that fails (status not 0, a signal) before its name appears fails the start. */
 void bus_activation_reap(Bus *bus);
+/*
+ * UpdateActivationEnvironment (call, its a{ss} checked already), with
+ * --systemd-activation: the same variables go to systemd's
+ * SetEnvironment, as dbus-daemon forwards them (held until systemd joins).
+ * 0, a positive BusError with the text in error, or a negative errno.
+ */
+int bus_activation_systemd_set_environment(Bus *bus, Message *call, char *error, size_t error_size);
 /* org.freedesktop.systemd1.Activator.ActivationFailure, sent to the driver. */
 int bus_activation_systemd_failure(Bus *bus, Peer *sender, Message *m);

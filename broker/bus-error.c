@@ -27,6 +27,10 @@ static const char *const bus_error_names[_BUS_ERROR_MAX] = {
         [BUS_ERROR_SELINUX_CONTEXT_UNKNOWN] = "org.freedesktop.DBus.Error.SELinuxSecurityContextUnknown",
         [BUS_ERROR_NOT_SUPPORTED] = "org.freedesktop.DBus.Error.NotSupported",
         [BUS_ERROR_INCONSISTENT_MESSAGE] = "org.freedesktop.DBus.Error.InconsistentMessage",
+        /* No dbus-daemon equivalent: mssf-broker's own interface (driver-mssf.c). */
+        [BUS_ERROR_MSSF_SMACK_DISABLED] = "org.mssf.Broker1.Error.SmackDisabled",
+        [BUS_ERROR_MSSF_NO_LABEL] = "org.mssf.Broker1.Error.NoLabel",
+        [BUS_ERROR_MSSF_POLICY_OUTDATED] = "org.mssf.Broker1.Error.PolicyOutdated",
 };
 
 const char *bus_error_name(int code) {

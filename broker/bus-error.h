@@ -26,6 +26,10 @@ typedef enum BusError {
         BUS_ERROR_SELINUX_CONTEXT_UNKNOWN,
         BUS_ERROR_NOT_SUPPORTED,
         BUS_ERROR_INCONSISTENT_MESSAGE,
+        /* Ours (org.mssf.Broker1.CheckToken), where dbus-daemon has no equivalent. */
+        BUS_ERROR_MSSF_SMACK_DISABLED,
+        BUS_ERROR_MSSF_NO_LABEL,
+        BUS_ERROR_MSSF_POLICY_OUTDATED,
         _BUS_ERROR_MAX,
 } BusError;
 

@@ -99,8 +99,7 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         ilist_init(&bus->dirty);
         ilist_init(&bus->dead);
         ilist_init(&bus->monitors);
-        ilist_init(&bus->resumed);
-        loop_timer_init(&bus->resume_timer, bus_on_resume, bus);
+        ilist_init(&bus->doomed);
         strmap_init(&bus->peers_by_name);
         loop_timer_init(&bus->reply_timer, bus_on_reply_timeout, bus);
         bus->next_peer_id = 0;    /* dbus-daemon's first peer is :1.0 */
@@ -154,7 +153,6 @@ Bus *bus_free(Bus *bus) {
                 bus->listeners = next;
         }
         loop_timer_disarm(bus->loop, &bus->reply_timer);
-        loop_timer_disarm(bus->loop, &bus->resume_timer);
         notify_deinit(&bus->notify);
         config_watch_deinit(&bus->config_watch);
         bus_free_listen_bound(bus);
@@ -176,6 +174,7 @@ void bus_set_config(Bus *bus, BusConfig *config) {
         bus->config = config;
         bus->auth_mechanisms = auth_mechanisms_from_names((const char *const *) config->auth,
                                                           config->n_auth, config->allow_anonymous);
+        bus_update_accepting(bus);
 }
 
 /* The uid the bus runs as once it dropped to <user>: it may always connect. */
@@ -380,18 +379,37 @@ int bus_addresses(const Bus *bus, char **ret) {
         return 0;
 }
 
+static bool bus_incomplete_full(const Bus *bus) {
+        int64_t max = bus->config->limits.max_incomplete_connections;
+
+        return max >= 0 && bus->n_incomplete >= (uint64_t) max;
+}
+
+/*
+ * As dbus-daemon (fd.o #80919): at max_incomplete_connections the
+ * listeners stop accepting, so further clients wait in the kernel's
+ * backlog instead of being dropped, and are served as soon as one of
+ * the incomplete connections completes Hello, fails or times out.
+ */
+void bus_update_accepting(Bus *bus) {
+        bool full = bus_incomplete_full(bus);
+
+        if (full == bus->accepting_paused)
+                return;
+        bus->accepting_paused = full;
+        for (Listener *l = bus->listeners; l; l = l->next)
+                listener_set_accepting(l, !full);
+}
+
 int bus_accept(Bus *bus, int fd) {
         Peer *peer;
         int r;
 
-        if (bus->config->limits.max_incomplete_connections >= 0 &&
-            bus->n_incomplete >= (size_t) bus->config->limits.max_incomplete_connections) {
-                safe_close(fd);
-                return 0;
-        }
+        /* Accepted within a batch that had room when it began: served anyway, then accepting stops. */
         r = peer_new(bus, fd, &peer);
         if (r < 0)
                 log_warning_errno(r, "Failed to set up a new connection");
+        bus_update_accepting(bus);
         return 0;
 }
 
@@ -410,6 +428,8 @@ static void bus_flush(Bus *bus) {
                         continue;
                 }
                 peer->want_out = r == CONNECTION_E_AGAIN;
+                if (!connection_has_output(&peer->connection))
+                        peer->queue_full_logged = false;
                 peer_update_events(peer);
         }
 }
@@ -418,6 +438,7 @@ static int bus_post(Loop *loop, void *userdata) {
         Bus *bus = userdata;
         IList *node;
 
+        bus_disconnect_doomed(bus);
         bus_flush(bus);
         while ((node = ilist_first(&bus->dead)))
                 peer_free(ILIST_ENTRY(node, Peer, link));

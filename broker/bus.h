@@ -39,12 +39,14 @@ typedef struct Peer {
         LoopTimer auth_timer;           /* auth_timeout until Hello; pending_fd_timeout after it */
         Creds creds;
         char unique_name[BUS_UNIQUE_NAME_MAX];  /* empty until Hello */
+        bool connect_checked;           /* authenticated, and allowed to connect (peer_check_connect) */
         bool registered;                /* Hello done */
         bool monitor;
         bool dead;                      /* disconnected; freed after the batch */
-        bool paused;                    /* not read: its messages wait in others' queues */
+        bool doomed;                    /* to be disconnected after this batch (Bus.doomed) */
+        bool queue_full_logged;         /* a refusal for its full queue was logged; reset once it drains */
         bool want_out;                  /* its socket was full: waiting for EPOLLOUT */
-        ConnectionCharge *charge;       /* (owned ref) what it has queued at others */
+        ConnectionCharge *charge;       /* (owned ref) what it has queued at others (statistics) */
         NamePeerState names;
         SecurityPeer security;          /* what busconfig and MSSF checks read */
         MatchOwner matches;
@@ -55,8 +57,14 @@ typedef struct Peer {
         IList link;                     /* Bus.peers, then Bus.dead */
         IList dirty_link;               /* Bus.dirty while output is queued */
         IList monitor_link;             /* Bus.monitors */
-        IList resume_link;              /* Bus.resumed */
+        IList doomed_link;              /* Bus.doomed */
 } Peer;
+
+/* What flow control did (peer.c, dispatch.c): org.mssf.Broker1.GetStats. */
+typedef struct BusFlowCounters {
+        uint64_t refused;               /* unicasts refused: the recipient's queue was full */
+        uint64_t disconnected;          /* peers disconnected: they did not take what they asked for */
+} BusFlowCounters;
 
 struct Bus {
         Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
@@ -79,8 +87,9 @@ struct Bus {
         IList dirty;
         IList dead;
         IList monitors;
-        IList resumed;                  /* paused peers whose charge went down */
-        LoopTimer resume_timer;
+        IList doomed;                   /* peers to disconnect once the batch is done */
+        BusFlowCounters flow;
+        bool accepting_paused;          /* max_incomplete_connections reached: listeners wait */
         uint64_t next_peer_id;
         size_t n_incomplete;
         size_t n_complete;
@@ -129,8 +138,20 @@ int bus_accept(Bus *bus, int fd);
 
 /* Routing (dispatch.c). */
 int bus_dispatch(Peer *sender, Message *m);
-/* Queue a message the driver made for peer, through mediation and monitors. */
+/*
+ * A message that waited for its destination's activation, now that the
+ * name has an owner (takes m): judged and delivered as if just sent, but
+ * not shown to monitors again (they saw it when it arrived), except under
+ * MSSF mediation, where they see it now, once allowed.
+ */
+int bus_dispatch_activated(Peer *sender, Message *m);
+/*
+ * Queue a message the driver made for peer: monitors see it first, then
+ * peer's policy judges it (a refused one is dropped silently).
+ */
 int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
+/* The same for a message monitors saw already (held until peer joined). */
+int bus_deliver_from_driver(Bus *bus, Peer *peer, Message *m);
 /* Broadcast a driver signal to matching peers. */
 int bus_broadcast_from_driver(Bus *bus, Message *m);
 /*
@@ -138,9 +159,32 @@ int bus_broadcast_from_driver(Bus *bus, Message *m);
  * it for flushing; positive CONNECTION_E_* on refusal.
  */
 int bus_queue(Peer *peer, Message *m, Peer *sender);
+/* A message the driver handled without error, to eavesdroppers (dbus-daemon shows them those). */
+void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m);
 /* Copies m to every monitor whose rules match and whose label could have received it. */
 void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
-/* An error reply from the driver to call, unless the caller expects none. */
+/*
+ * Whether observers see what the policy refuses, as dbus-daemon's
+ * monitors do: only without MSSF mediation (no Smack, no compiled
+ * policy). Otherwise a message is captured only once it was allowed for
+ * its recipient, and no observer gets the bus's AccessDenied answers
+ * (issue 17: fail closed). dispatch-observe.c.
+ */
+bool bus_observes_denials(Bus *bus);
+/*
+ * The driver's error answering call (to its sender), with one string
+ * argument; NO_REPLY_EXPECTED as every message of dbus-daemon's driver.
+ */
+int bus_error_new(Message *call, const char *error_name, const char *text, Message **ret);
+/*
+ * A method call without destination (m, before or after Hello): dbus-daemon
+ * leaves it to libdbus, which answers it as a call to the bus as a plain
+ * object that implements nothing: UnknownMethod in libdbus's words, with
+ * no sender and no destination, even to NO_REPLY_EXPECTED; no monitor
+ * sees either.
+ */
+int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m);
+/* An error from the driver answering call, whatever its type and flags (as dbus-daemon). */
 int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
         _printf_(5, 6);
 /* NameOwnerChanged/NameLost/NameAcquired for a change. */
@@ -161,13 +205,23 @@ void peer_drop_matches(Peer *peer);
 int peer_new(Bus *bus, int fd, Peer **ret);
 /* Reads and dispatches what the peer sent; pauses or disconnects it as needed. */
 void peer_read(Peer *peer);
-/* Recomputes the epoll events of a peer from paused/want_out. */
+/* Recomputes the epoll events of a peer from want_out. */
 void peer_update_events(Peer *peer);
-/* Whether its queued messages elsewhere reach max_incoming_bytes/fds. */
-bool peer_over_incoming_quota(const Peer *peer);
-int bus_on_resume(LoopTimer *timer, void *userdata);
 /* Disconnects: names, replies, matches, signals; freed after the batch. */
 void peer_disconnect(Peer *peer);
+/* NoReply to every caller still waiting for this peer to answer; their slots end. */
+void peer_fail_owed_replies(Peer *peer);
+/*
+ * Its queue cannot take m, a copy it subscribed to or a message of the
+ * driver's (what): it is disconnected once the current batch is done (its
+ * registries may be walked right now), logged once and counted; nothing
+ * more is queued for it meanwhile.
+ */
+void peer_doom(Peer *peer, Message *m, const char *what);
+/* Disconnects the doomed peers (the loop's post phase). */
+void bus_disconnect_doomed(Bus *bus);
+/* Listeners stop accepting at max_incomplete_connections and resume below it (bus.c). */
+void bus_update_accepting(Bus *bus);
 Peer *peer_free(Peer *peer);
 /* A unique or well-known name to its owner; NULL if none (the driver is no peer). */
 Peer *bus_lookup_peer(Bus *bus, const char *name);

@@ -91,8 +91,6 @@ static void connection_out_pop(Connection *c) {
         if (entry->charge) {
                 entry->charge->bytes -= size;
                 entry->charge->fds -= n_fds;
-                if (entry->charge->released && entry->charge->userdata)
-                        entry->charge->released(entry->charge->userdata);
                 connection_charge_unref(entry->charge);
         }
         message_unref(entry->message);

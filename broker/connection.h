@@ -23,16 +23,14 @@ enum {
 /*
  * What a sender has in other connections' outgoing queues (dbus-daemon's
  * "incoming" counter: a message counts against its sender until it is
- * written out). Shared by the sender and every queue entry it charged, so
- * it outlives the sender. released (nullable) is called whenever bytes
- * come off it, so the sender can resume reading.
+ * written out; reported by Debug.Stats). Shared by the sender and every
+ * queue entry it charged, so it outlives the sender. Nothing waits on it:
+ * a sender is never slowed down by others' queues (peer.c).
  */
 typedef struct ConnectionCharge {
         unsigned n_ref;
         size_t bytes;
         size_t fds;
-        void (*released)(void *userdata);
-        void *userdata;                 /* (nullable) cleared when the sender goes */
 } ConnectionCharge;
 
 int connection_charge_new(ConnectionCharge **ret);
@@ -114,7 +112,7 @@ int connection_flush(Connection *c);
 /*
  * The received descriptors whose message has not fully arrived yet
  * (dbus-daemon's "pending fds", which pending_fd_timeout limits). Fds of
- * complete messages still buffered, unread because the peer is paused,
+ * complete messages still buffered, unread because dispatch paused,
  * do not count.
  */
 size_t connection_pending_fds(const Connection *c);

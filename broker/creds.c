@@ -9,12 +9,20 @@
  * sockets) is "no label"; no SO_PEERGROUPS falls back to the primary gid;
  * no SO_PEERPIDFD (older kernels) is "no pidfd". A label is trimmed of
  * the trailing NULs some LSMs include.
+ *
+ * The one exception to "the kernel's word": creds_nss_groups() asks NSS
+ * which groups a uid is in, because dbus-daemon's connect check
+ * (<allow user=> / <allow group=>) does, and refuses a uid NSS does not
+ * know at all.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "creds.h"
 
@@ -131,7 +139,59 @@ fail:
 
 void creds_deinit(Creds *creds) {
         free(creds->groups);
+        free(creds->nss_groups);
         free(creds->label);
         safe_close(creds->pidfd);
         *creds = CREDS_NULL;
+}
+
+/* getpwuid_r() with a buffer grown as it asks; CREDS_E_NO_USER when there is no entry. */
+static int creds_passwd(uid_t uid, struct passwd *pw, char **ret_buffer) {
+        long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+        size_t size = hint > 0 ? (size_t) hint : 1024;
+
+        for (;;) {
+                _cleanup_free_ char *buffer = malloc(size);
+                struct passwd *found = NULL;
+                int r;
+
+                if (!buffer)
+                        return -ENOMEM;
+                r = getpwuid_r(uid, pw, buffer, size, &found);
+                if (r == 0 && found) {
+                        *ret_buffer = TAKE_PTR(buffer);
+                        return 0;
+                }
+                if (r == 0 || r == ENOENT || r == ESRCH)
+                        return CREDS_E_NO_USER;
+                if (r != ERANGE || size > 1024 * 1024)
+                        return -r;
+                size *= 2;
+        }
+}
+
+int creds_nss_groups(uid_t uid, gid_t **ret, size_t *ret_n) {
+        _cleanup_free_ char *buffer = NULL;
+        struct passwd pw;
+        int n = 16;
+        int r = creds_passwd(uid, &pw, &buffer);
+
+        if (r != 0)
+                return r;
+        for (;;) {
+                _cleanup_free_ gid_t *groups = malloc((size_t) n * sizeof(gid_t));
+                int want = n;
+
+                if (!groups)
+                        return -ENOMEM;
+                /* The primary group comes first, as getgrouplist() puts it. */
+                if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &want) >= 0) {
+                        *ret = TAKE_PTR(groups);
+                        *ret_n = (size_t) want;
+                        return 0;
+                }
+                if (want <= n || want > CREDS_GROUPS_MAX)
+                        return -E2BIG;
+                n = want;
+        }
 }

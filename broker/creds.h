@@ -14,10 +14,26 @@ typedef struct Creds {
         size_t n_groups;
         char *label;            /* (owned, nullable) SO_PEERSEC, NULL without an LSM */
         int pidfd;              /* (owned) SO_PEERPIDFD, -1 when the kernel has none */
+        gid_t *nss_groups;      /* (owned, nullable) creds_nss_groups(), once the connection authenticated */
+        size_t n_nss_groups;
 } Creds;
 
 #define CREDS_NULL ((Creds) { .pidfd = -1 })
 
+/* Expected outcomes. */
+enum {
+        CREDS_E_NO_USER = 1,    /* the uid has no passwd entry: its NSS groups cannot be known */
+};
+
 /* Fills ret from the socket; fails only when SO_PEERCRED fails. */
 int creds_read(int fd, Creds *ret);
 void creds_deinit(Creds *creds);
+
+/*
+ * The groups NSS gives uid: its passwd entry's primary group first, then
+ * getgrouplist()'s (dbus-daemon's _dbus_unix_groups_from_uid(), which its
+ * connect check uses instead of the kernel's groups). *ret (owned) and
+ * *ret_n; CREDS_E_NO_USER, or -errno (ENOMEM, or NSS failing). Does I/O:
+ * call it once per connection, not per message.
+ */
+int creds_nss_groups(uid_t uid, gid_t **ret, size_t *ret_n);

@@ -398,8 +398,7 @@ static const char driver_xml_stats[] =
 
 static const char driver_xml_broker[] =
         "  <interface name=\"org.mssf.Broker1\">\n"
-        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n"
-        "  </interface>\n";
+        "    <method name=\"GetStats\">\n      <arg direction=\"out\" type=\"a{sv}\"/>\n    </method>\n";
 
 static const char driver_xml_peer[] =
         "  <interface name=\"org.freedesktop.DBus.Peer\">\n"
@@ -425,10 +424,12 @@ static int driver_introspection(const char *path, char **ret) {
                 child = canonical + n + 1;
         if (child)
                 snprintf(node, sizeof(node), "  <node name=\"%s\"/>\n", child);
-        if (asprintf(ret, "%s%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
+        if (asprintf(ret, "%s%s%s%s%s%s%s%s%s%s%s</node>\n", driver_xml_head, driver_xml_dbus,
                      is_canonical ? driver_xml_properties : "", driver_xml_introspectable,
                      is_canonical ? driver_xml_monitoring : "", is_canonical ? driver_xml_stats : "",
-                     is_canonical ? driver_xml_broker : "", driver_xml_peer, node) < 0)
+                     is_canonical ? driver_xml_broker : "",
+                     is_canonical ? driver_mssf_xml_check_token : "",
+                     is_canonical ? "  </interface>\n" : "", driver_xml_peer, node) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -506,18 +507,21 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_monitor_parse_rules(m, &peer->monitor_rules, &peer->n_monitor_rules, error);
         if (r != 0)
                 return r;
-        r = driver_return_empty(bus, peer, m);
+        r = driver_return_ack(bus, peer, m);
         if (r < 0)
                 return r;
-        /* As dbus-daemon: the monitor loses every name, its unique one included. */
-        while (names_release_next(bus->names, &peer->names, &change) == 0)
-                (void) bus_emit_name_change(bus, &change);
+        /* As dbus-daemon: the monitor loses every name, its unique one (its first) first. */
         change = (NameChange) { .old_owner = &peer->names };
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         (void) bus_emit_name_change(bus, &change);
+        while (names_release_next(bus->names, &peer->names, &change) == 0)
+                (void) bus_emit_name_change(bus, &change);
         peer_drop_matches(peer);
         peer->monitor = true;
         ilist_append(&bus->monitors, &peer->monitor_link);
+        /* It may not answer any more, and what it waits for is no longer its concern. */
+        peer_fail_owed_replies(peer);
+        reply_owner_deinit(&peer->replies);
         return 0;
 }
 
@@ -583,6 +587,11 @@ static int driver_method_get_stats(Bus *bus, Peer *peer, Message *m, DriverError
                 r = driver_append_entry(b, "ActiveConnections", 'u', &active);
         if (r == 0)
                 r = driver_append_entry(b, "IncompleteConnections", 'u', &incomplete);
+        /* Flow control (dispatch.c): unicasts refused for a full queue, peers dropped for one. */
+        if (r == 0)
+                r = driver_stats_u64(b, "QueueFullRefused", bus->flow.refused);
+        if (r == 0)
+                r = driver_stats_u64(b, "QueueFullDisconnected", bus->flow.disconnected);
         if (r == 0 && bus->security)
                 r = driver_stats_mssf(b, security_get_counters(bus->security));
         if (r == 0 && bus->security)
@@ -598,9 +607,9 @@ const DriverMethod driver_info_methods[] = {
         { DRIVER_INTERFACE, "GetConnectionCredentials", "s", driver_method_get_credentials },
         { DRIVER_INTERFACE, "GetAdtAuditSessionData", "s", driver_method_get_adt },
         { DRIVER_INTERFACE, "GetConnectionSELinuxSecurityContext", "s", driver_method_get_selinux },
-        { DRIVER_PROPERTIES, "Get", "ss", driver_method_properties_get },
-        { DRIVER_PROPERTIES, "GetAll", "s", driver_method_properties_get_all },
-        { DRIVER_PROPERTIES, "Set", "ssv", driver_method_properties_set },
+        { DRIVER_PROPERTIES, "Get", "ss", driver_method_properties_get, true },
+        { DRIVER_PROPERTIES, "GetAll", "s", driver_method_properties_get_all, true },
+        { DRIVER_PROPERTIES, "Set", "ssv", driver_method_properties_set, true },
         { "org.freedesktop.DBus.Introspectable", "Introspect", "", driver_method_introspect },
         { "org.freedesktop.DBus.Monitoring", "BecomeMonitor", "asu", driver_method_become_monitor, true },
         { "org.mssf.Broker1", "GetStats", "", driver_method_get_stats, true },

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
+#include "ratelimit.h"
 #include "service-file.h"
 #include "validate.h"
 
@@ -43,16 +44,23 @@ int driver_fail(DriverError *error, int code, const char *format, ...) {
         return code;
 }
 
+/* As libdbus marks them in dbus-daemon, the driver's messages expect no reply. */
 int driver_return_new(Message *call, MessageBuilder **ret) {
-        return message_new_method_return(call, BUS_DRIVER_NAME, ret);
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        int r = message_new_method_return(call, BUS_DRIVER_NAME, &b);
+
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                *ret = TAKE_PTR(b);
+        return r;
 }
 
+/* As dbus-daemon: an answer goes out even if the caller said it expects none. */
 int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b) {
         _cleanup_(message_unrefp) Message *reply = NULL;
         int r;
 
-        if (message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
-                return 0;
         r = message_builder_finish(b, &reply);
         if (r != 0)
                 return r < 0 ? r : -EINVAL;
@@ -64,6 +72,13 @@ int driver_return_empty(Bus *bus, Peer *peer, Message *call) {
         int r = driver_return_new(call, &b);
 
         return r < 0 ? r : driver_send(bus, peer, call, b);
+}
+
+/* dbus-daemon's bus_driver_send_ack_reply(): the one answer NO_REPLY_EXPECTED suppresses. */
+int driver_return_ack(Bus *bus, Peer *peer, Message *call) {
+        if (message_get_flags(call) & MESSAGE_FLAG_NO_REPLY_EXPECTED)
+                return 0;
+        return driver_return_empty(bus, peer, call);
 }
 
 static int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, const void *value) {
@@ -100,6 +115,8 @@ static int driver_signal(Bus *bus, Peer *unicast_to, const char *member, const c
         int r;
 
         r = message_new_signal(BUS_DRIVER_NAME, BUS_DRIVER_PATH, DRIVER_INTERFACE, member, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
         if (r == 0 && unicast_to)
                 r = message_builder_set_destination(b, unicast_to->unique_name);
         va_start(ap, signature);
@@ -200,23 +217,12 @@ static int driver_register(Bus *bus, Peer *peer) {
         loop_timer_disarm(bus->loop, &peer->auth_timer);
         bus->n_incomplete--;
         bus->n_complete++;
+        bus_update_accepting(bus);
         return 0;
-}
-
-/* libdbus's stock answer, word for word, as dispatch.c gives it after Hello. */
-static int driver_hello_call_without_destination(Bus *bus, Peer *peer, Message *m) {
-        const char *interface = message_get_interface(m);
-        const char *signature = message_get_signature(m);
-
-        return bus_reply_error(bus, peer, m, BUS_ERROR_UNKNOWN_METHOD,
-                               "Method \"%s\" with signature \"%s\" on interface \"%s\" doesn't exist\n",
-                               message_get_member(m) ?: "", signature ? signature : "",
-                               interface ? interface : "(null)");
 }
 
 int driver_hello(Bus *bus, Peer *peer, Message *m) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        MediateVerdict verdict;
         DriverError error = {};
         NameChange change = { .new_owner = &peer->names };
         int r;
@@ -227,22 +233,24 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 /*
                  * As dbus-daemon 1.14 (measured): a message for anybody but the
                  * driver, or a broadcast signal, disconnects; a call or a
-                 * signal to the driver is refused (bus_reply_error(): unless
-                 * NO_REPLY_EXPECTED), a call without destination answered
-                 * UnknownMethod (as after Hello), and the client may still
-                 * say Hello; a reply or error is ignored.
+                 * signal to the driver is refused (whatever its flags), a
+                 * call without destination answered UnknownMethod (as after
+                 * Hello), and the client may still say Hello; a reply or
+                 * error is ignored.
                  */
-                if (destination ? strcmp(destination, BUS_DRIVER_NAME) != 0 :
-                                  message_get_type(m) == MESSAGE_SIGNAL)
+                uint8_t type = message_get_type(m);
+
+                if (destination ? strcmp(destination, BUS_DRIVER_NAME) != 0 : type == MESSAGE_SIGNAL)
                         return CONNECTION_E_CLOSED;
+                if (type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR)
+                        return 0;
                 if (!destination)
-                        return driver_hello_call_without_destination(bus, peer, m);
+                        return bus_reply_unknown_method(bus, peer, m);
                 return bus_reply_error(bus, peer, m, BUS_ERROR_ACCESS_DENIED,
                                        "Client tried to send a message other than Hello without being registered");
         }
+        /* Whether this uid may connect at all was judged when it authenticated (peer.c). */
         r = driver_check_connection_limits(bus, peer, &error);
-        if (r == 0 && mediate_connect(peer, &verdict) != 0)
-                r = driver_fail(&error, verdict.error, "%s", verdict.text);
         if (r > 0) {
                 log_warning("Refusing a connection from uid %u: %s", (unsigned) peer->creds.uid,
                             error.text);
@@ -266,7 +274,11 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return r;
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         driver_stats_update_peaks(bus);
-        return bus_emit_name_change(bus, &change);
+        r = bus_emit_name_change(bus, &change);
+        if (r < 0)
+                return r;
+        bus_eavesdrop_driver_message(bus, peer, m);
+        return 0;
 }
 
 static int driver_method_hello(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -309,10 +321,15 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
         /* Queued or owner: either way its names changed for the policy checks. */
         security_peer_names_changed(&peer->security);
         driver_stats_update_peaks(bus);
-        r = driver_return_basic(bus, peer, m, 'u', &reply);
+        /*
+         * As dbus-daemon's transaction orders them: NameOwnerChanged,
+         * NameAcquired and the calls queued for an activated name reach
+         * their recipients before the caller's reply.
+         */
+        r = bus_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
-        return bus_emit_name_change(bus, &change);
+        return driver_return_basic(bus, peer, m, 'u', &reply);
 }
 
 static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -337,10 +354,11 @@ static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverEr
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
         security_peer_names_changed(&peer->security);
-        r = driver_return_basic(bus, peer, m, 'u', &reply);
+        /* NameLost and NameOwnerChanged first, as from RequestName. */
+        r = bus_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
-        return bus_emit_name_change(bus, &change);
+        return driver_return_basic(bus, peer, m, 'u', &reply);
 }
 
 /* The owner of a name argument; the driver answers for itself with *ret == NULL. */
@@ -497,6 +515,10 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
                 return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
                                    "Caller \"%s\" is not allowed to update the activation environment",
                                    peer->unique_name);
+        /* As dbus-daemon: services of a bus that starts them through a setuid helper get a clean slate. */
+        if (bus->config->servicehelper)
+                return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
+                                   "Cannot change activation environment on a system bus.");
         message_reader_init(&reader, m);
         r = message_reader_enter(&reader, 'a', "{ss}");
         while (r == 0 && !message_reader_at_end(&reader)) {
@@ -523,7 +545,10 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
         }
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        return driver_return_empty(bus, peer, m);
+        r = bus_activation_systemd_set_environment(bus, m, error->text, sizeof(error->text));
+        if (r != 0)
+                return r;
+        return driver_return_ack(bus, peer, m);
 }
 
 /* Match rules. */
@@ -555,6 +580,48 @@ static void driver_count_eavesdrop(Bus *bus, Peer *peer, const char *rule, bool 
         }
 }
 
+/* Refused privileged calls, logged as dbus-daemon logs them, at most 20 per 10 s. */
+static void driver_log_refusal(const char *text) {
+        static RateLimit limit = RATELIMIT_INIT(10ull * 1000 * 1000, 20);
+        uint64_t held = 0;
+
+        if (!ratelimit_below(&limit, loop_now(), &held))
+                return;
+        if (held > 0)
+                log_notice("%llu more refused calls were not logged (rate limit)", (unsigned long long) held);
+        log_notice("%s", text);
+}
+
+/*
+ * An eavesdropping rule sees messages addressed to others: as dbus-daemon
+ * since 1.11.14, only uid 0 and the bus's own uid may add one (whatever
+ * the busconfig eavesdrop rules say: they judge each copy afterwards),
+ * and with Smack the label must be a monitor label of the device policy
+ * (mediate_monitor()). Checked after the quota and the rule's syntax, as
+ * dbus-daemon orders them; logged, as dbus-daemon logs the attempt.
+ */
+static int driver_check_eavesdrop(Bus *bus, Peer *peer, const char *rule, int64_t max, DriverError *error) {
+        _cleanup_(match_rule_freep) MatchRule *parsed = NULL;
+        MediateVerdict verdict;
+
+        if (max >= 0 && peer->matches.n_rules >= (size_t) max)
+                return 0;       /* match_owner_add() refuses it: LimitsExceeded */
+        if (match_rule_parse(rule, strlen(rule), &parsed) != 0 || !driver_rule_eavesdrops(rule))
+                return 0;       /* MatchRuleInvalid, or no eavesdropping */
+        if (!peer_is_privileged(peer)) {
+                driver_fail(error, BUS_ERROR_ACCESS_DENIED,
+                            "Rejected attempt to call AddMatch by connection %s (uid=%u pid=%d) with uid %u: "
+                            "only uid 0 and the bus's own uid may add a match rule with eavesdrop='true'",
+                            peer->unique_name, (unsigned) peer->creds.uid, (int) peer->creds.pid,
+                            (unsigned) peer->creds.uid);
+                driver_log_refusal(error->text);
+                return BUS_ERROR_ACCESS_DENIED;
+        }
+        if (mediate_monitor(peer, &verdict) != 0)
+                return driver_fail(error, verdict.error, "%s", verdict.text);
+        return 0;
+}
+
 static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         int64_t max = bus->config->limits.max_match_rules_per_connection;
         const char *rule;
@@ -563,12 +630,9 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
         r = message_read(m, "s", &rule);
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        if (driver_rule_eavesdrops(rule)) {
-                MediateVerdict verdict;
-
-                if (mediate_monitor(peer, &verdict) != 0)
-                        return driver_fail(error, verdict.error, "%s", verdict.text);
-        }
+        r = driver_check_eavesdrop(bus, peer, rule, max, error);
+        if (r != 0)
+                return r;
         r = match_owner_add(&peer->matches, rule, strlen(rule), max < 0 ? SIZE_MAX : (size_t) max);
         if (r == MATCH_E_INVALID)
                 return driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID, "Invalid match rule \"%s\"", rule);
@@ -582,7 +646,7 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
                 return r < 0 ? r : BUS_ERROR_FAILED;
         driver_count_eavesdrop(bus, peer, rule, true);
         driver_stats_update_peaks(bus);
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -601,7 +665,7 @@ static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverEr
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_FAILED;
         driver_count_eavesdrop(bus, peer, rule, false);
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 /* The bus itself. */
@@ -619,7 +683,7 @@ static int driver_method_reload_config(Bus *bus, Peer *peer, Message *m, DriverE
 }
 
 static int driver_method_ping(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        return driver_return_empty(bus, peer, m);
+        return driver_return_ack(bus, peer, m);
 }
 
 static int driver_method_get_machine_id(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -648,10 +712,10 @@ static const DriverMethod driver_methods[] = {
 
 /*
  * As dbus-daemon: away from the canonical path only the interfaces that
- * live at every path exist (org.freedesktop.DBus, Properties,
- * Introspectable, Peer); a canonical-only method of the bus interface is
- * found, to be refused with AccessDenied, one of another interface
- * (Monitoring, Debug.Stats, org.mssf.Broker1) is an unknown interface.
+ * live at every path exist (org.freedesktop.DBus, Introspectable, Peer);
+ * a canonical-only method of the bus interface is found, to be refused
+ * with AccessDenied, one of another interface (Properties, Monitoring,
+ * Debug.Stats, org.mssf.Broker1) is an unknown interface.
  */
 static bool driver_method_visible(const DriverMethod *method, bool canonical) {
         return canonical || !method->canonical_path_only || strcmp(method->interface, DRIVER_INTERFACE) == 0;
@@ -684,6 +748,9 @@ static const DriverMethod *driver_find(const char *interface, const char *member
         if (!method)
                 method = driver_find_in(driver_stats_methods, driver_n_stats_methods, interface,
                                         member, canonical, found_interface);
+        if (!method)
+                method = driver_find_in(driver_mssf_methods, driver_n_mssf_methods, interface,
+                                        member, canonical, found_interface);
         return method;
 }
 
@@ -700,19 +767,19 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
                 return driver_fail(error, found_interface ? BUS_ERROR_UNKNOWN_METHOD :
                                    BUS_ERROR_UNKNOWN_INTERFACE,
                                    "org.freedesktop.DBus does not understand message %s", member);
-        if (strcmp(signature, method->signature) != 0)
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Call to %s has wrong args (%s, expected %s)",
-                                   member, signature, method->signature);
+        /* dbus-daemon's order: the path, then the arguments. */
         if (method->canonical_path_only && strcmp(message_get_path(m), BUS_DRIVER_PATH) != 0)
                 return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
                                    "Method '%s' is only available at the canonical object path '%s'",
                                    member, BUS_DRIVER_PATH);
+        if (strcmp(signature, method->signature) != 0)
+                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
+                                   "Call to %s has wrong args (%s, expected %s)",
+                                   member, signature, method->signature);
         return method->handler(bus, peer, m, error);
 }
 
-/* systemd reporting that a unit the bus asked for did not start. */
-static bool driver_is_activation_failure(Message *m) {
+bool driver_is_activation_failure(Message *m) {
         const char *interface = message_get_interface(m);
         const char *member = message_get_member(m);
 
@@ -734,5 +801,6 @@ int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
                 return r;
         if (!error.text[0])
                 snprintf(error.text, sizeof(error.text), "Invalid arguments");
-        return bus_reply_error(bus, peer, m, r, "%s", error.text);
+        r = bus_reply_error(bus, peer, m, r, "%s", error.text);
+        return r < 0 ? r : DRIVER_E_FAILED;
 }

@@ -11,8 +11,18 @@ typedef struct MessageBuilder MessageBuilder;
 /* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
 int driver_hello(Bus *bus, Peer *peer, Message *m);
 
-/* A message addressed to org.freedesktop.DBus from a registered peer. */
+enum {
+        DRIVER_E_FAILED = 1,    /* the call was answered with an error */
+};
+
+/*
+ * A message addressed to org.freedesktop.DBus from a registered peer:
+ * 0 when handled (answered, or nothing to answer), DRIVER_E_FAILED when
+ * answered with an error, or a negative errno.
+ */
 int driver_dispatch(Bus *bus, Peer *peer, Message *m);
+/* systemd reporting that a unit the bus asked for did not start. */
+bool driver_is_activation_failure(Message *m);
 
 /* Shared by the driver's files. */
 typedef struct DriverError {
@@ -36,6 +46,8 @@ int driver_fail(DriverError *error, int code, const char *format, ...)
 int driver_return_new(Message *call, MessageBuilder **ret);
 int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b);
 int driver_return_empty(Bus *bus, Peer *peer, Message *call);
+/* The same, unless the call has NO_REPLY_EXPECTED (dbus-daemon's "ack" replies). */
+int driver_return_ack(Bus *bus, Peer *peer, Message *call);
 /* One "{sv}" dict entry (key, a basic value in a variant) of an a{sv} being built. */
 int driver_append_entry(MessageBuilder *b, const char *key, char type, const void *value);
 
@@ -45,6 +57,10 @@ int driver_resolve(Bus *bus, const char *name, Peer **ret);
 /* driver-info.c: credentials, properties, introspection, monitoring. */
 extern const DriverMethod driver_info_methods[];
 extern const unsigned driver_n_info_methods;
+/* driver-mssf.c: org.mssf.Broker1.CheckToken, and its introspection XML. */
+extern const DriverMethod driver_mssf_methods[];
+extern const unsigned driver_n_mssf_methods;
+extern const char driver_mssf_xml_check_token[];
 /* driver-stats.c: org.freedesktop.DBus.Debug.Stats. */
 extern const DriverMethod driver_stats_methods[];
 extern const unsigned driver_n_stats_methods;

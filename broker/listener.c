@@ -6,7 +6,9 @@
  *
  * Accepting is batched: one wakeup accepts until EAGAIN (bounded, so a
  * connection storm cannot starve existing clients). Credentials are not
- * read here but by the bus right after, once (creds.c).
+ * read here but by the bus right after, once (creds.c). The bus pauses
+ * accepting while max_incomplete_connections are authenticating, as
+ * dbus-daemon does: clients wait in the backlog instead of being dropped.
  *
  * Under Smack a client of any label must be able to reach the bus (the
  * bus mediates each message itself): the socket file is labelled "*" and
@@ -40,7 +42,14 @@
 static int listener_on_retry(LoopTimer *timer, void *userdata) {
         Listener *listener = userdata;
 
-        return loop_modify_io(listener->loop, &listener->source, EPOLLIN);
+        return loop_modify_io(listener->loop, &listener->source, listener->paused ? 0 : EPOLLIN);
+}
+
+void listener_set_accepting(Listener *listener, bool accepting) {
+        listener->paused = !accepting;
+        /* While backing off, the retry timer restores the events (listener_on_retry). */
+        if (listener->loop && !loop_timer_armed(&listener->retry))
+                (void) loop_modify_io(listener->loop, &listener->source, accepting ? EPOLLIN : 0);
 }
 
 /*
@@ -79,6 +88,8 @@ static int listener_on_io(LoopSource *source, uint32_t events, void *userdata) {
                 r = listener->fn(listener, fd, listener->userdata);
                 if (r < 0)
                         return r;
+                if (listener->paused)
+                        return 0;
         }
         return 0;
 }

@@ -17,6 +17,7 @@ struct Listener {
         int fd;                 /* (owned) */
         LoopSource source;
         LoopTimer retry;        /* out of fds: accepting waits a moment */
+        bool paused;            /* listener_set_accepting(false): not accepting */
         char *path;             /* (owned, nullable) bound socket path, unlinked on free */
         bool abstract;
         char *address;          /* (owned) connectable address with guid */
@@ -32,5 +33,10 @@ int listener_new(Loop *loop, const BusAddress *address, const char *guid,
 int listener_new_fd(Loop *loop, int fd, const char *guid,
                     ListenerAcceptFn fn, void *userdata, Listener **ret);
 Listener *listener_free(Listener *listener);
+/*
+ * Stops (false) or resumes (true) accepting: new clients wait in the
+ * kernel's backlog meanwhile. A batch of accepts stops at once.
+ */
+void listener_set_accepting(Listener *listener, bool accepting);
 
 DEFINE_CLEANUP(Listener *, listener_free)

@@ -214,8 +214,9 @@ int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
         memset(ret_verdict, 0, sizeof(*ret_verdict));
         if (!peer->bus->security)
                 return 0;
-        if (security_check_connect(peer->bus->security, peer->creds.uid, peer->creds.groups,
-                                   peer->creds.n_groups, why, sizeof(why)))
+        /* As dbus-daemon: the groups NSS gives the uid, not the kernel's (peer.c looked them up). */
+        if (security_check_connect(peer->bus->security, peer->creds.uid, peer->creds.nss_groups,
+                                   peer->creds.n_nss_groups, why, sizeof(why)))
                 return 0;
         ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
         snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", why);

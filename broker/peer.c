@@ -24,17 +24,10 @@
 #include "bus.h"
 #include "config.h"
 #include "log.h"
+#include "mediate.h"
 #include "message.h"
+#include "ratelimit.h"
 #include "service-file.h"
-
-bool peer_over_incoming_quota(const Peer *peer) {
-        const BusConfigLimits *limits = &peer->bus->config->limits;
-
-        return (limits->max_incoming_bytes >= 0 &&
-                peer->charge->bytes >= (uint64_t) limits->max_incoming_bytes) ||
-               (limits->max_incoming_unix_fds >= 0 &&
-                peer->charge->fds >= (uint64_t) limits->max_incoming_unix_fds);
-}
 
 /* Which error dbus-daemon gives a message of unknown type for destination; text in text. */
 static int peer_unknown_type_error(Peer *peer, Message *m, const char *destination, char *text, size_t size) {
@@ -91,16 +84,50 @@ static int peer_on_unknown_type(Peer *peer, Message *message) {
                         return r;
         }
         code = peer_unknown_type_error(peer, m, destination, text, sizeof(text));
-        r = message_new_error(m, BUS_DRIVER_NAME, bus_error_name(code), text, &error);
+        r = bus_error_new(m, bus_error_name(code), text, &error);
         if (r < 0)
                 return r;
         return bus_send_from_driver(peer->bus, peer, error);
+}
+
+/*
+ * As dbus-daemon's allow_unix_user check, once SASL succeeded and before
+ * any message: a uid NSS does not know is refused (its groups cannot be
+ * known), then the <allow user=>/<allow group=> rules judge the uid and
+ * the groups NSS gives it (not the kernel's). A refused connection is
+ * closed, as dbus-daemon closes it. 0, or CONNECTION_E_CLOSED.
+ */
+static int peer_check_connect(Peer *peer) {
+        MediateVerdict verdict;
+        int r;
+
+        if (peer->connect_checked)
+                return 0;
+        r = creds_nss_groups(peer->creds.uid, &peer->creds.nss_groups, &peer->creds.n_nss_groups);
+        if (r == CREDS_E_NO_USER)
+                log_notice("Refused a connection: uid %u has no passwd entry, so its groups cannot be known",
+                           (unsigned) peer->creds.uid);
+        else if (r < 0)
+                log_warning_errno(r, "Refused a connection: the groups of uid %u cannot be read",
+                                  (unsigned) peer->creds.uid);
+        else if (mediate_connect(peer, &verdict) == 0) {
+                peer->connect_checked = true;
+                return 0;
+        }
+        /* The client has SASL's OK coming, as from dbus-daemon; then the socket closes. */
+        (void) connection_flush(&peer->connection);
+        return CONNECTION_E_CLOSED;
 }
 
 static int peer_on_message(Message *m, void *userdata) {
         Peer *peer = userdata;
         int r;
 
+        r = peer_check_connect(peer);
+        if (r != 0) {
+                message_unref(m);
+                return r;
+        }
         if (message_type_is_known(message_get_type(m)))
                 r = bus_dispatch(peer, m);
         else
@@ -110,14 +137,8 @@ static int peer_on_message(Message *m, void *userdata) {
                                   peer->unique_name[0] ? peer->unique_name : "(no Hello)");
                 return CONNECTION_E_CLOSED;
         }
-        /*
-         * Backpressure, as dbus-daemon: while what this peer sent still
-         * waits in others' queues beyond max_incoming_bytes, stop reading
-         * it. It resumes when those queues drain (peer_on_charge_released).
-         */
-        if (r == 0 && peer_over_incoming_quota(peer))
-                return CONNECTION_E_PAUSED;
-        return r;
+        /* Disconnected for not reading (peer_doom) while it was sending: read no further. */
+        return r == 0 && peer->doomed ? CONNECTION_E_CLOSED : r;
 }
 
 static void peer_mark_dirty(Peer *peer) {
@@ -126,7 +147,7 @@ static void peer_mark_dirty(Peer *peer) {
 }
 
 void peer_update_events(Peer *peer) {
-        uint32_t events = (peer->paused ? 0 : EPOLLIN) | (peer->want_out ? EPOLLOUT : 0);
+        uint32_t events = EPOLLIN | (peer->want_out ? EPOLLOUT : 0);
 
         if (!peer->dead)
                 (void) loop_modify_io(peer->bus->loop, &peer->source, events);
@@ -162,10 +183,11 @@ static void peer_check_pending_fds(Peer *peer) {
 void peer_read(Peer *peer) {
         int r = connection_dispatch(&peer->connection, peer_on_message, peer);
 
-        if (r == CONNECTION_E_PAUSED) {
-                peer->paused = true;
-                peer_update_events(peer);
-        } else if (r != 0) {
+        /* Authenticated with no message yet: dbus-daemon judges the connection now. */
+        if (r == 0 && peer->connection.authenticated)
+                r = peer_check_connect(peer);
+
+        if (r != 0) {
                 if (r < 0)
                         log_warning_errno(r, "Connection failed");
                 peer_disconnect(peer);
@@ -181,50 +203,10 @@ static int peer_on_io(LoopSource *source, uint32_t events, void *userdata) {
 
         if (events & EPOLLOUT)
                 peer_mark_dirty(peer);
-        if (peer->paused) {
-                /* Not reading it, but a hang-up is reported anyway: give up on it. */
-                if (events & (EPOLLHUP | EPOLLERR))
-                        peer_disconnect(peer);
-                return 0;
-        }
+        if (peer->doomed)
+                return 0;       /* disconnected after this batch: nothing more is read */
         if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                 peer_read(peer);
-        return 0;
-}
-
-/* Bytes this paused peer charged were written somewhere: maybe it may go on. */
-static void peer_on_charge_released(void *userdata) {
-        Peer *peer = userdata;
-        Bus *bus = peer->bus;
-
-        if (!peer->paused || ilist_is_linked(&peer->resume_link))
-                return;
-        ilist_append(&bus->resumed, &peer->resume_link);
-        if (!loop_timer_armed(&bus->resume_timer))
-                (void) loop_timer_arm(bus->loop, &bus->resume_timer, 1);
-}
-
-/* Runs from the loop (a timer due at once), not from inside another peer's I/O. */
-int bus_on_resume(LoopTimer *timer, void *userdata) {
-        Bus *bus = userdata;
-        IList pending, *node;
-
-        ilist_init(&pending);
-        while ((node = ilist_first(&bus->resumed))) {
-                ilist_remove(node);
-                ilist_append(&pending, node);
-        }
-        while ((node = ilist_first(&pending))) {
-                Peer *peer = ILIST_ENTRY(node, Peer, resume_link);
-
-                ilist_remove(node);
-                if (peer->dead || !peer->paused || peer_over_incoming_quota(peer))
-                        continue;
-                peer->paused = false;
-                peer_update_events(peer);
-                /* Messages it sent before the pause may be buffered already. */
-                peer_read(peer);
-        }
         return 0;
 }
 
@@ -266,7 +248,7 @@ int peer_new(Bus *bus, int fd, Peer **ret) {
         ilist_init(&peer->link);
         ilist_init(&peer->dirty_link);
         ilist_init(&peer->monitor_link);
-        ilist_init(&peer->resume_link);
+        ilist_init(&peer->doomed_link);
         name_peer_state_init(&peer->names, peer, peer->unique_name);
         match_owner_init(&peer->matches, bus->matches, peer);
         reply_owner_init(&peer->replies, bus->replies, peer);
@@ -277,8 +259,6 @@ int peer_new(Bus *bus, int fd, Peer **ret) {
                 safe_close(fd);
                 return r;
         }
-        peer->charge->released = peer_on_charge_released;
-        peer->charge->userdata = peer;
 
         r = creds_read(fd, &peer->creds);
         if (r >= 0)
@@ -316,7 +296,7 @@ Peer *peer_free(Peer *peer) {
         ilist_remove(&peer->link);
         ilist_remove(&peer->dirty_link);
         ilist_remove(&peer->monitor_link);
-        ilist_remove(&peer->resume_link);
+        ilist_remove(&peer->doomed_link);
         match_owner_deinit(&peer->matches);
         reply_owner_deinit(&peer->replies);
         while (names_release_next(peer->bus->names, &peer->names, &(NameChange) {}) == 0)
@@ -326,19 +306,15 @@ Peer *peer_free(Peer *peer) {
                 match_rule_free(peer->monitor_rules[i]);
         free(peer->monitor_rules);
         connection_deinit(&peer->connection);
-        if (peer->charge) {
-                /* Entries it charged in others' queues outlive it. */
-                peer->charge->userdata = NULL;
-                connection_charge_unref(peer->charge);
-        }
+        /* Entries it charged in others' queues outlive it. */
+        connection_charge_unref(peer->charge);
         security_peer_deinit(&peer->security);
         creds_deinit(&peer->creds);
         free(peer);
         return NULL;
 }
 
-/* NoReply to every caller still waiting for this peer to answer. */
-static void peer_fail_owed_replies(Peer *peer) {
+void peer_fail_owed_replies(Peer *peer) {
         Bus *bus = peer->bus;
         ReplyEvent event;
 
@@ -349,6 +325,7 @@ static void peer_fail_owed_replies(Peer *peer) {
                 const char *text = "Message recipient disconnected from message bus without replying";
 
                 if (message_builder_new(MESSAGE_ERROR, &b) < 0 ||
+                    message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED) < 0 ||
                     message_builder_set_reply_serial(b, event.serial) < 0 ||
                     message_builder_set_error_name(b, bus_error_name(BUS_ERROR_NO_REPLY)) < 0 ||
                     message_builder_set_destination(b, caller->unique_name) < 0 ||
@@ -360,12 +337,15 @@ static void peer_fail_owed_replies(Peer *peer) {
         }
 }
 
-/* Gives up every name, the unique one last, with the signals others expect. */
+/*
+ * Gives up every name with the signals others expect, in dbus-daemon's
+ * order: the latest request first, the unique name (the first) last.
+ */
 static void peer_release_names(Peer *peer) {
         Bus *bus = peer->bus;
         NameChange change;
 
-        while (names_release_next(bus->names, &peer->names, &change) == 0)
+        while (names_release_last(bus->names, &peer->names, &change) == 0)
                 (void) bus_emit_name_change(bus, &change);
         if (!peer->monitor) {
                 /* A monitor lost its unique name when it became one. */
@@ -385,7 +365,7 @@ void peer_disconnect(Peer *peer) {
         loop_timer_disarm(bus->loop, &peer->auth_timer);
         ilist_remove(&peer->dirty_link);
         ilist_remove(&peer->monitor_link);
-        ilist_remove(&peer->resume_link);
+        ilist_remove(&peer->doomed_link);
         if (peer->registered) {
                 strmap_remove(&bus->peers_by_name, peer->unique_name);
                 peer_drop_matches(peer);
@@ -397,9 +377,46 @@ void peer_disconnect(Peer *peer) {
                 bus->n_complete--;
         } else {
                 bus->n_incomplete--;
+                bus_update_accepting(bus);
         }
         ilist_remove(&peer->link);
         ilist_append(&bus->dead, &peer->link);
+}
+
+/* At most 20 disconnect lines per 10 s, then one saying how many were held back. */
+static RateLimit peer_doom_log = RATELIMIT_INIT(10ull * 1000 * 1000, 20);
+
+void peer_doom(Peer *peer, Message *m, const char *what) {
+        const BusConfigLimits *limits = &peer->bus->config->limits;
+        uint64_t held = 0;
+        size_t size;
+
+        if (peer->dead || peer->doomed)
+                return;
+        peer->doomed = true;
+        ilist_append(&peer->bus->doomed, &peer->doomed_link);
+        peer->bus->flow.disconnected++;
+        if (!ratelimit_below(&peer_doom_log, loop_now(), &held))
+                return;
+        if (held > 0)
+                log_warning("%llu more connections were disconnected for a full queue (rate limit)",
+                            (unsigned long long) held);
+        message_get_data(m, &size);
+        log_warning("Disconnecting %s (uid=%u pid=%d): %s of %zu bytes does not fit its queue "
+                    "(%zu bytes and %zu fds waiting; max_outgoing_bytes=%lld, max_outgoing_unix_fds=%lld): "
+                    "it does not read what it asked for",
+                    peer->unique_name[0] ? peer->unique_name : "(no Hello)", (unsigned) peer->creds.uid,
+                    (int) peer->creds.pid, what, size, peer->connection.out_bytes, peer->connection.out_fds,
+                    (long long) limits->max_outgoing_bytes, (long long) limits->max_outgoing_unix_fds);
+}
+
+void bus_disconnect_doomed(Bus *bus) {
+        IList *node;
+
+        while ((node = ilist_first(&bus->doomed))) {
+                ilist_remove(node);
+                peer_disconnect(ILIST_ENTRY(node, Peer, doomed_link));
+        }
 }
 
 void peer_drop_matches(Peer *peer) {

@@ -2,12 +2,14 @@
 # guest-demo.sh: the MSSF demo, run inside user-mode-linux (tests/uml/uml-run)
 # with real Smack. Run by ../run-demo; by hand:
 #
-#   build-demo/tests/uml/uml-run --timeout 170 demo/guest-demo.sh BUILD SOURCE [--check]
+#   DEMO_ROOT_TAR=$(demo/make-packages build-demo /tmp/stage) DEMO_STAGE=/tmp/stage \
+#   build-demo/tests/uml/uml-run --timeout 900 --mem 1500M demo/guest-demo.sh BUILD SOURCE [--check]
 #
 # BUILD is a plain (no sanitizer) build dir of the project, SOURCE the
 # source tree. Everything it prints comes from the real programs: the
-# packages installed with mssf-policy (binaries on the guest's tmpfs so
-# SMACK64EXEC can be set; hostfs has no xattrs), mssf-broker as the system
+# packages installed with apt-get into a Debian root on the guest's tmpfs
+# (so SMACK64EXEC can be set; hostfs has no xattrs) from the two signed
+# repositories demo/make-packages prepared, mssf-broker as the system
 # bus at /run/dbus/system_bus_socket with Debian's system.conf and the
 # examples' system.d snippets, the three services under their package
 # labels, and trusted-app and untrusted-app calling, listening and reading
@@ -23,7 +25,6 @@ source=$(cd "$2" && pwd)
 check=${3:-}
 [ -n "${DEMO_OUTPUT:-}" ] && exec >"$DEMO_OUTPUT" 2>&1
 
-tool=$build/policy/tool/mssf-policy
 # The bus socket labelled as systemd's mssf-broker.socket labels it
 # (examples/tests/smack-socket-activate.c).
 sock_activate=$build/examples/smack-socket-activate
@@ -147,9 +148,15 @@ app_bg() {
         wait_for "$file" "connected to the system bus" 10 || true
 }
 
+# inroot CMD...: run in the device's Debian root, as apt and dpkg run there.
+inroot() {
+        chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+                DEBIAN_FRONTEND=noninteractive ${GLIBC_TUNABLES:+GLIBC_TUNABLES=$GLIBC_TUNABLES} "$@"
+}
+
+# The root's own mssf-policy, from its package.
 policy() {
-        "$tool" "$@" --root "$root" --smackfs /sys/fs/smackfs \
-                --device-policy "$demo/device-policy.conf"
+        inroot mssf-policy "$@"
 }
 
 cell="org.mssf.Cellular /org/mssf/Cellular org.mssf.Cellular"
@@ -184,31 +191,60 @@ grep -Ev '^(#|$)' "$demo/device-rules" | while read -r rule; do
 done
 
 ##########################################################################
-step "Installing the five packages with mssf-policy" \
-     "The binaries are copied to $lib (a tmpfs: hostfs" \
-     "keeps no xattrs); mssf-policy labels each with SMACK64EXEC, loads its" \
-     "Smack rules into the kernel and compiles the bus policy. trusted-app" \
-     "comes from origin 'system', untrusted-app from the 'store'."
-for binary in mssf-demo-cellular mssf-demo-location mssf-demo-calendar trusted-app untrusted-app; do
-        cp "$examples/$binary" "$lib/"
-done
-for package in cellular:system location:system calendar:system trusted-app:system untrusted-app:store; do
-        name=${package%%:*}
-        origin=${package#*:}
-        echo "\$ mssf-policy install --origin $origin $name $name.xml"
-        policy install --origin "$origin" "$name" "$source/examples/manifests/$name.xml" \
-                > "$out/install-$name" 2>&1
+step "Installing the five packages with apt-get" \
+     "The device's Debian root (debootstrapped, on a tmpfs: hostfs keeps no" \
+     "xattrs) gets mssf-policy and mssf-broker, then apt-get installs the" \
+     "demo's packages (built with dh_mssf) from two repositories signed with" \
+     "different keys: the device maker's (the services, trusted-app) and the" \
+     "store's (untrusted-app). The origin is the repository apt verified," \
+     "mapped by /etc/mssf/repositories.conf; dpkg's trigger has mssf-policy" \
+     "label each binary (SMACK64EXEC), load its Smack rules into the kernel" \
+     "and compile the bus policy, once per apt-get run."
+if [ -z "${DEMO_ROOT_TAR:-}" ] || [ -z "${DEMO_STAGE:-}" ]; then
+        echo "DEMO_ROOT_TAR and DEMO_STAGE are not set: run me through demo/run-guest"
+        exit 1
+fi
+tar -C "$root" -xf "$DEMO_ROOT_TAR" || { echo "cannot unpack $DEMO_ROOT_TAR"; exit 1; }
+mount -t proc proc "$root/proc" && mkdir -p "$root/sys/fs/smackfs" &&
+        mount --bind /sys/fs/smackfs "$root/sys/fs/smackfs" || { echo "cannot mount in $root"; exit 1; }
+cp -a "$DEMO_STAGE/." "$root/"
+chmod 1777 "$root/tmp"
+rm -f "$root/etc/apt/sources.list"
+echo "\$ grep -v '^#' /etc/mssf/repositories.conf"
+grep -v '^#' "$root/etc/mssf/repositories.conf" | indent
+echo "\$ dpkg -i mssf-policy_*.deb mssf-broker_*.deb"
+inroot sh -c 'dpkg -i /tmp/debs/*.deb' > "$out/dpkg-i" 2>&1
+status=$?
+echo "   (exit status $status)"
+[ $status = 0 ] || { indent "$out/dpkg-i"; exit 1; }
+inroot apt-get -q update > "$out/apt-update" 2>&1 || { indent "$out/apt-update"; exit 1; }
+# apt_install NAME PACKAGE...: one apt-get run, what it and mssf-policy said.
+apt_install() {
+        local file=$out/install-$1
+        shift
+        echo "\$ apt-get install $*"
+        inroot apt-get -q -y -o Dpkg::Use-Pty=0 install "$@" > "$file" 2>&1
         echo "   (exit status $?)"
-        while IFS= read -r line; do
-                printf '   %s\n' "${line#"$source/examples/manifests/"}"
-        done < "$out/install-$name"
-done
+        grep -E '^(Get:|Setting up|Processing triggers|mssf-policy|/)' "$file" |
+                sed -e 's|^/usr/share/mssf/aegis/||' | indent
+}
+lines=$(wc -l < "$root/var/log/dpkg.log")
+apt_install system cellular location calendar trusted-app
+apt_install untrusted-app untrusted-app
+expect "$out/install-system" "^mssf-policy: trusted-app 1.0 registered, origin system" \
+        "trusted-app has origin system (the device maker's repository)"
+expect "$out/install-untrusted-app" "^mssf-policy: untrusted-app 1.0 registered, origin store" \
+        "untrusted-app has origin store (the store's repository)"
+[ "$(tail -n +$((lines + 1)) "$root/var/log/dpkg.log" | grep -c 'trigproc mssf-policy')" = 2 ]
+verdict $? "mssf-policy's trigger ran once per apt-get run (dpkg.log)"
 expect "$out/install-untrusted-app" "Cellular is not granted to untrusted-app" \
         "untrusted-app is not granted Cellular"
 expect "$out/install-untrusted-app" "Location is not granted to untrusted-app" \
         "untrusted-app is not granted Location"
 expect "$out/install-untrusted-app" "calendar::data is not granted to untrusted-app" \
         "untrusted-app is not granted calendar::data"
+expect "$out/install-untrusted-app" "calendar::work is not granted to untrusted-app" \
+        "untrusted-app is not granted calendar::work"
 echo
 echo "\$ mssf-policy list"
 policy list | indent
@@ -250,15 +286,17 @@ expect "$out/explain-untrusted-app" "^denied" "the policy denies untrusted-app's
 ##########################################################################
 step "Starting mssf-broker as the system bus" \
      "Debian's own /usr/share/dbus-1/system.conf, with the examples'" \
-     "busconfig snippets as the only system.d files, the compiled MSSF" \
-     "policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
+     "busconfig snippets and mssf-broker's own as the only system.d files," \
+     "the compiled MSSF policy, on /run/dbus/system_bus_socket (socket-activated as systemd's" \
      "dbus.socket would: socket labelled * in, @ out). Denials are logged" \
      "to stderr, kept in $buslog (no journald in this guest)."
 # Guest-only mounts: the host's own system.d files stay out of the demo.
 mount -t tmpfs demo-system.d /etc/dbus-1/system.d
 mount -t tmpfs demo-system.d /usr/share/dbus-1/system.d
 cp "$source"/examples/dbus/*.conf /etc/dbus-1/system.d/
-for f in /etc/dbus-1/system.d/*; do echo "   $f"; done
+# mssf-broker's own snippet, as its package installs it (lets services ask CheckToken).
+cp "$source"/dbus-conf/org.mssf.Broker1.conf /usr/share/dbus-1/system.d/
+for f in /etc/dbus-1/system.d/* /usr/share/dbus-1/system.d/*; do echo "   $f"; done
 mkdir -p /run/dbus
 echo "\$ mssf-broker --config-file=/usr/share/dbus-1/system.conf --nofork --nosyslog --address=systemd: --policy=$root/var/lib/mssf/policy.db"
 "$sock_activate" /run/dbus/system_bus_socket \
@@ -397,6 +435,24 @@ expect "$out/u-cal" "^Name: Work" "untrusted-app reads the open Name"
 expect "$out/u-cal" "^EventCount $denied" "untrusted-app may not Get EventCount"
 expect "$out/u-cal" "^setting Name to Stolen $denied" "untrusted-app may not set Name"
 expect_not "$out/u-cal-sig" "^received EventAdded" "untrusted-app receives no EventAdded"
+
+##########################################################################
+step "Calendar: which calendars, decided by the service" \
+     "ListCalendars and ListCalendarEvents need calendar::read (the bus" \
+     "checks that); the work calendar also needs calendar::work, which the" \
+     "calendar service checks itself: it asks the bus with libmssf whether" \
+     "the caller holds it. The store granted untrusted-app calendar::read only."
+app untrusted-app "$out/u-cals" call $cal ListCalendars call $cal ListCalendarEvents s:personal \
+        call $cal ListCalendarEvents s:work
+app trusted-app "$out/t-cals" call $cal ListCalendars call $cal ListCalendarEvents s:work
+echo "What the calendar service printed (libmssf's answers):"
+grep 'calendar::work' "$out/service-calendar" | indent
+expect "$out/u-cals" "^ListCalendars answered: \['personal'\]" "untrusted-app lists the personal calendar only"
+expect "$out/u-cals" "^ListCalendarEvents answered: " "untrusted-app reads the personal calendar"
+expect "$out/u-cals" "^ListCalendarEvents $denied: the work calendar needs calendar::work" \
+        "the calendar refuses untrusted-app the work calendar"
+expect "$out/t-cals" "^ListCalendars answered: \['personal', 'work'\]" "trusted-app lists both calendars"
+expect "$out/t-cals" "Budget \(confidential\)" "trusted-app reads the work calendar"
 
 ##########################################################################
 step "What the bus logged" \

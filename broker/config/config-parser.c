@@ -373,8 +373,8 @@ static int start_apparmor(ConfigFile *file, ConfigFrame *frame, const char **att
                                 mode);
 }
 
-static int add_standard_servicedirs(ConfigFile *file, bool session) {
-        char **dirs = NULL;
+static int add_standard_servicedirs(ConfigFile *file, unsigned line, bool session) {
+        char **dirs = NULL, why[600], warning[900];
         int r = 0;
 
         if (!session) {
@@ -382,9 +382,14 @@ static int add_standard_servicedirs(ConfigFile *file, bool session) {
                         r = config_servicedir_add(file->config, bus_config_standard_system_servicedirs[i]);
                 return r < 0 ? config_error_oom(file->loader->err) : 0;
         }
-        r = bus_config_standard_session_servicedirs(&dirs);
+        r = bus_config_standard_session_servicedirs(&dirs, why, sizeof(why));
         if (r < 0)
                 return config_error_oom(file->loader->err);
+        if (why[0]) {
+                snprintf(warning, sizeof(warning), "%s:%u: Unable to set up transient service directory: %s",
+                         file->name, line, why);
+                r = config_strv_push(&file->config->warnings, &file->config->n_warnings, warning);
+        }
         for (size_t i = 0; dirs[i]; i++) {
                 if (r >= 0)
                         r = config_servicedir_add(file->config, dirs[i]);
@@ -416,9 +421,9 @@ static int start_plain(ConfigFile *file, ConfigFrame *frame, const char *name, c
                 config->allow_anonymous = true;
                 return 0;
         case CONFIG_ELEMENT_STANDARD_SESSION_SERVICEDIRS:
-                return add_standard_servicedirs(file, true);
+                return add_standard_servicedirs(file, frame->line, true);
         case CONFIG_ELEMENT_STANDARD_SYSTEM_SERVICEDIRS:
-                return add_standard_servicedirs(file, false);
+                return add_standard_servicedirs(file, frame->line, false);
         default:
                 return 0;
         }

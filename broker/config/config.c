@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config-internal.h"
 #include "config.h"
@@ -333,7 +335,57 @@ static int session_data_home(char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int bus_config_standard_session_servicedirs(char ***ret) {
+/*
+ * dbus-daemon's ensure_owned_directory(): made (0700) when create is set,
+ * then it must be a directory of ours that nobody else may write, so that
+ * an XDG_RUNTIME_DIR left over from another user never serves services.
+ * 0 or -errno (EEXIST: not a directory, EPERM: someone else's or writable
+ * by others) with why filled.
+ */
+static int session_owned_dir(const char *dir, bool create, char *why, size_t why_size) {
+        struct stat st;
+
+        if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+                snprintf(why, why_size, "\"%s\" cannot be made: %s", dir, strerror(errno));
+                return -errno;
+        }
+        if (stat(dir, &st) < 0) {
+                snprintf(why, why_size, "\"%s\" not available: %s", dir, strerror(errno));
+                return -errno;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+                snprintf(why, why_size, "\"%s\" is not a directory", dir);
+                return -EEXIST;
+        }
+        if (st.st_uid != geteuid()) {
+                snprintf(why, why_size, "\"%s\" is owned by uid %ld, not our uid %ld", dir,
+                         (long) st.st_uid, (long) geteuid());
+                return -EPERM;
+        }
+        if (st.st_mode & (S_IWOTH | S_IWGRP)) {
+                snprintf(why, why_size, "\"%s\" can be written by others (mode 0%o)", dir,
+                         (unsigned) (st.st_mode & 07777));
+                return -EPERM;
+        }
+        return 0;
+}
+
+/* $XDG_RUNTIME_DIR/dbus-1/services, made if missing, as dbus-daemon does at start-up. */
+static int session_transient_dir(const char *runtime, char *why, size_t why_size) {
+        _cleanup_free_ char *dbus1 = NULL, *services = NULL;
+        int r;
+
+        if (asprintf(&dbus1, "%s/dbus-1", runtime) < 0 || asprintf(&services, "%s/dbus-1/services", runtime) < 0)
+                return -ENOMEM;
+        r = session_owned_dir(runtime, false, why, why_size);
+        if (r >= 0)
+                r = session_owned_dir(dbus1, true, why, why_size);
+        if (r >= 0)
+                r = session_owned_dir(services, true, why, why_size);
+        return r;
+}
+
+int bus_config_standard_session_servicedirs(char ***ret, char *why, size_t why_size) {
         const char *runtime = getenv("XDG_RUNTIME_DIR");
         const char *data_dirs = getenv("XDG_DATA_DIRS");
         _cleanup_free_ char *data_home = NULL;
@@ -341,9 +393,16 @@ int bus_config_standard_session_servicedirs(char ***ret) {
         size_t n = 0;
         int r;
 
+        if (why_size)
+                why[0] = '\0';
         r = session_data_home(&data_home);
-        if (r >= 0 && runtime && *runtime)
-                r = session_dirs_add(&dirs, &n, runtime);
+        /* Failing to set the transient directory up is not fatal (dbus-daemon warns). */
+        if (r >= 0 && runtime && *runtime) {
+                r = session_transient_dir(runtime, why, why_size);
+                if (r == -ENOMEM)
+                        return r;
+                r = r < 0 ? 0 : session_dirs_add(&dirs, &n, runtime);
+        }
         if (r >= 0 && *data_home)
                 r = session_dirs_add(&dirs, &n, data_home);
         if (r >= 0)

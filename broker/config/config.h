@@ -229,8 +229,11 @@ extern const char *const bus_config_standard_system_servicedirs[];
  * (when set), $XDG_DATA_HOME (default ~/.local/share), each of $XDG_DATA_DIRS
  * (default /usr/local/share:/usr/share), then /usr/share, each with
  * "/dbus-1/services" appended, duplicates dropped. NULL-terminated.
+ * Like dbus-daemon, it makes the first one (the transient directory) if
+ * missing, and leaves it out when it cannot be made or is not the bus
+ * user's alone: then why (why_size bytes) says so, else it is "".
  */
-int bus_config_standard_session_servicedirs(char ***ret);
+int bus_config_standard_session_servicedirs(char ***ret, char *why, size_t why_size);
 
 const char *bus_policy_context_to_string(BusPolicyContext context);
 const char *bus_rule_kind_to_string(BusRuleKind kind);

@@ -139,8 +139,10 @@
  *    Another connection with the same label is checked like any other.
  *  - Messages from the driver (NameOwnerChanged, replies) are not
  *    mediated here; signals the driver emits name no protected member.
- *    The bus copies its AccessDenied answers to no observer (dispatch.c):
- *    a denied message is copied to no one, nor is its refusal.
+ *    Under mediation (Smack, or a compiled policy) the bus copies its
+ *    AccessDenied answers to no observer (dispatch-observe.c): a denied
+ *    message is copied to no one, nor is its refusal. Without either,
+ *    monitors see both, as dbus-daemon's do.
  *  - Descriptors are not judged here: the kernel judges them at the
  *    recipient's recvmsg(). For observers the bus asks ahead
  *    (mediate.c, smack_fd_receivable()) and withholds a copy the kernel

@@ -310,6 +310,20 @@ int names_release_next(NameRegistry *registry, NamePeerState *peer, NameChange *
         return NAMES_E_DONE;
 }
 
+int names_release_last(NameRegistry *registry, NamePeerState *peer, NameChange *ret_change) {
+        while (!ilist_is_empty(&peer->ownerships)) {
+                NameOwnership *own = ILIST_ENTRY(peer->ownerships.prev, NameOwnership, peer_link);
+                NameChange change;
+
+                names_drop(registry, own, &change);
+                if (change.old_owner != change.new_owner) {
+                        *ret_change = change;
+                        return 0;
+                }
+        }
+        return NAMES_E_DONE;
+}
+
 NamePeerState *names_get_owner_n(const NameRegistry *registry, const char *str, size_t n) {
         Name *name = strmap_get_n(&registry->names, str, n);
         return name ? name_primary(name)->peer : NULL;

@@ -145,6 +145,8 @@ int names_release(NameRegistry *registry, NamePeerState *peer, const char *name,
  *             emit(&change);
  */
 int names_release_next(NameRegistry *registry, NamePeerState *peer, NameChange *ret_change);
+/* The same, latest request first (dbus-daemon's order when a connection goes). */
+int names_release_last(NameRegistry *registry, NamePeerState *peer, NameChange *ret_change);
 
 /* GetNameOwner/NameHasOwner: the primary owner, NULL if none. */
 NamePeerState *names_get_owner(const NameRegistry *registry, const char *name);

@@ -299,3 +299,13 @@ int reply_registry_pop_expired(ReplyRegistry *registry, uint64_t now_usec, Reply
         slot_free(registry, slot);
         return 0;
 }
+
+bool reply_owner_is_waiting_on(const ReplyOwner *caller, const ReplyOwner *callee) {
+        for (const IList *node = caller->waiting.next; node != &caller->waiting; node = node->next) {
+                const ReplySlot *slot = ILIST_ENTRY(node, ReplySlot, caller_link);
+
+                if (slot->callee == callee)
+                        return true;
+        }
+        return false;
+}

@@ -109,6 +109,13 @@ int reply_registry_take_call(ReplyRegistry *registry, ReplyOwner *caller, ReplyO
  */
 int reply_registry_pop_owed(ReplyOwner *callee, ReplyEvent *ret_event);
 
+/*
+ * Whether caller waits for a reply from callee (a call it made is still
+ * pending there). Walks the caller's waiting list: at most
+ * max_replies_per_connection slots. Never fails.
+ */
+bool reply_owner_is_waiting_on(const ReplyOwner *caller, const ReplyOwner *callee);
+
 /* Earliest pending deadline; false if nothing is pending. */
 bool reply_registry_next_deadline(const ReplyRegistry *registry, uint64_t *ret_deadline_usec);
 

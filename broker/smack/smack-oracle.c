@@ -407,6 +407,32 @@ int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *
         return smack_has_token_label(oracle, subject, token, NULL);
 }
 
+int smack_has_token_uncached(SmackOracle *oracle, const SmackLabel *subject, const char *token) {
+        /* Only its text is read: the label is never interned, so it must not reach the cache. */
+        SmackLabel object = { .text = token };
+        unsigned mask;
+        int r;
+
+        if (!oracle || !token || !smack_label_is_valid(token))
+                return -EINVAL;
+        if (!oracle->has_smack) {
+                oracle->stats.no_smack_denials++;
+                return 0;
+        }
+        if (!subject)
+                return -EINVAL;
+        r = access_parse("w", &mask);
+        if (r < 0)
+                return r;
+        object.length = strlen(token);
+        oracle->stats.queries++;
+        oracle->stats.kernel_queries++;
+        r = kernel_ask(oracle, subject, &object, mask);
+        if (r < 0)
+                oracle->stats.kernel_errors++;
+        return r;
+}
+
 int smack_oracle_policy_has_token(const char *label, const char *token, void *userdata) {
         SmackOracle *oracle = userdata;
         const SmackLabel *subject = NULL;

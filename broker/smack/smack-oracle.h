@@ -82,6 +82,14 @@ int smack_has_token_label(SmackOracle *oracle, const SmackLabel *subject, const 
                           const SmackLabel **ret_token);
 
 /*
+ * smack_has_token() for a token a client named (org.mssf.Broker1.CheckToken),
+ * which must not grow the label table or fill the cache: asked of the
+ * kernel every time, neither interned nor cached. 1, 0, or a negative
+ * errno (-EINVAL: not a valid label); 0 without Smack, as above.
+ */
+int smack_has_token_uncached(SmackOracle *oracle, const SmackLabel *subject, const char *token);
+
+/*
  * smack_has_token() as a PolicyHasToken (decide.h), userdata the oracle,
  * for callers that hold label strings rather than interned labels.
  */

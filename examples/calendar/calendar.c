@@ -19,10 +19,26 @@
  * Name (com.maemo.Aegis.Write); reading Name and Introspect are open. The
  * manifest format has write tokens only for properties, so AddEvent needs
  * the same token as ListEvents.
+ *
+ * Per-calendar checks, which a manifest cannot express (the bus decides
+ * per method, not per argument), with libmssf:
+ * - ListCalendars() -> as: "personal", and "work" for callers that hold
+ *   calendar::work;
+ * - ListCalendarEvents(s calendar) -> a(sss): "personal" for anyone the
+ *   bus lets call it (the manifest requires calendar::read), "work" only
+ *   for holders of calendar::work, which the service asks the bus about
+ *   (mssf_invocation_check_token(), asynchronously: the main loop keeps
+ *   serving). The package provides "read" (any package may be granted it)
+ *   and "work" (checkorigin); the service names it "work" and the bus
+ *   resolves that as the calendar's manifest does: calendar::work. When
+ *   the bus cannot tell (no Smack, an error), the answer is no, and the
+ *   service says why.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <mssf/mssf-gio.h>
 
 #include "demo-bus.h"
 
@@ -31,6 +47,8 @@
 #define CALENDAR_INTERFACE "org.mssf.Calendar"
 #define CALENDAR_MAX_EVENTS 1000
 #define CALENDAR_MAX_TEXT 256
+/* The token the work calendar needs, as the calendar package's manifest names it. */
+#define CALENDAR_WORK_TOKEN "work"
 
 static const char calendar_xml[] =
         "<node>"
@@ -47,6 +65,13 @@ static const char calendar_xml[] =
         "    <signal name='EventAdded'>"
         "      <arg name='id' type='s'/>"
         "    </signal>"
+        "    <method name='ListCalendars'>"
+        "      <arg name='calendars' type='as' direction='out'/>"
+        "    </method>"
+        "    <method name='ListCalendarEvents'>"
+        "      <arg name='calendar' type='s' direction='in'/>"
+        "      <arg name='events' type='a(sss)' direction='out'/>"
+        "    </method>"
         "    <property name='EventCount' type='u' access='read'/>"
         "    <property name='Name' type='s' access='readwrite'/>"
         "  </interface>"
@@ -60,8 +85,10 @@ typedef struct Event {
 
 typedef struct Calendar {
         GDBusConnection *connection;    /* (unowned) */
-        GPtrArray *events;              /* Event, in the order added (owned) */
+        GPtrArray *events;              /* Event, in the order added (owned): the personal calendar */
+        GPtrArray *work_events;         /* Event (owned): the work calendar, read-only */
         unsigned next_event;
+        unsigned next_work_event;
         char *name;                     /* (owned) */
 } Calendar;
 
@@ -78,6 +105,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Event, event_free)
 
 static void calendar_clear(Calendar *calendar) {
         g_clear_pointer(&calendar->events, g_ptr_array_unref);
+        g_clear_pointer(&calendar->work_events, g_ptr_array_unref);
         g_clear_pointer(&calendar->name, g_free);
 }
 
@@ -91,11 +119,11 @@ static GDateTime *parse_time(const char *text) {
 }
 
 /*
- * Add an event: its id, or NULL with a message for the caller when the
- * arguments do not make one.
+ * Add an event to events: its id, or NULL with a message for the caller
+ * when the arguments do not make one.
  */
-static const char *calendar_add(Calendar *calendar, const char *summary, const char *start_text,
-                                const char *end_text, const char **ret_problem) {
+static const char *calendar_add_to(GPtrArray *events, const char *prefix, unsigned *counter, const char *summary,
+                                   const char *start_text, const char *end_text, const char **ret_problem) {
         g_autoptr(GDateTime) start = NULL, end = NULL;
         g_autofree char *start_iso = NULL, *end_iso = NULL;
         g_autoptr(Event) event = NULL;
@@ -115,19 +143,25 @@ static const char *calendar_add(Calendar *calendar, const char *summary, const c
                 *ret_problem = "the event ends before it starts";
                 return NULL;
         }
-        if (calendar->events->len >= CALENDAR_MAX_EVENTS) {
+        if (events->len >= CALENDAR_MAX_EVENTS) {
                 *ret_problem = "the calendar is full";
                 return NULL;
         }
         start_iso = g_date_time_format_iso8601(start);
         end_iso = g_date_time_format_iso8601(end);
         event = g_new0(Event, 1);
-        event->id = g_strdup_printf("event%u", ++calendar->next_event);
+        event->id = g_strdup_printf("%s%u", prefix, ++*counter);
         event->summary = g_strdup(summary);
         event->when = g_strconcat(start_iso, "/", end_iso, NULL);
         id = event->id;
-        g_ptr_array_add(calendar->events, g_steal_pointer(&event));
+        g_ptr_array_add(events, g_steal_pointer(&event));
         return id;
+}
+
+static const char *calendar_add(Calendar *calendar, const char *summary, const char *start_text,
+                                const char *end_text, const char **ret_problem) {
+        return calendar_add_to(calendar->events, "event", &calendar->next_event, summary, start_text, end_text,
+                               ret_problem);
 }
 
 static void calendar_announce(Calendar *calendar, const char *property, GVariant *value) {
@@ -157,15 +191,82 @@ static void calendar_add_event(Calendar *calendar, GVariant *parameters,
         calendar_announce(calendar, "EventCount", g_variant_new_uint32(calendar->events->len));
 }
 
-static void calendar_list_events(Calendar *calendar, GDBusMethodInvocation *invocation) {
+static void calendar_return_events(GPtrArray *list, GDBusMethodInvocation *invocation) {
         g_auto(GVariantBuilder) events = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE("a(sss)"));
 
-        for (guint i = 0; i < calendar->events->len; i++) {
-                const Event *event = g_ptr_array_index(calendar->events, i);
+        for (guint i = 0; i < list->len; i++) {
+                const Event *event = g_ptr_array_index(list, i);
 
                 g_variant_builder_add(&events, "(sss)", event->id, event->summary, event->when);
         }
         g_dbus_method_invocation_return_value(invocation, g_variant_new("(a(sss))", &events));
+}
+
+static void calendar_list_events(Calendar *calendar, GDBusMethodInvocation *invocation) {
+        calendar_return_events(calendar->events, invocation);
+}
+
+/*
+ * Whether the caller of invocation holds calendar::work, from libmssf's
+ * answer: FALSE when it does not, and when the bus could not tell (then
+ * logged: the service fails closed, and says why).
+ */
+static gboolean calendar_caller_holds_work(GDBusMethodInvocation *invocation, GAsyncResult *result,
+                                           GError **ret_error) {
+        gboolean held = mssf_invocation_check_token_finish(result, ret_error);
+
+        printf("%s %s calendar::work%s%s\n", g_dbus_method_invocation_get_sender(invocation),
+               held ? "holds" : *ret_error ? "is taken as not holding" : "does not hold",
+               *ret_error ? ": the bus could not tell: " : "", *ret_error ? (*ret_error)->message : "");
+        fflush(stdout);
+        return held;
+}
+
+static void calendar_listed(GObject *source, GAsyncResult *result, gpointer userdata G_GNUC_UNUSED) {
+        GDBusMethodInvocation *invocation = G_DBUS_METHOD_INVOCATION(source);
+        g_auto(GVariantBuilder) names = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE("as"));
+        g_autoptr(GError) error = NULL;
+
+        g_variant_builder_add(&names, "s", "personal");
+        if (calendar_caller_holds_work(invocation, result, &error))
+                g_variant_builder_add(&names, "s", "work");
+        g_dbus_method_invocation_return_value(invocation, g_variant_new("(as)", &names));
+}
+
+static void calendar_list_calendars(GDBusMethodInvocation *invocation) {
+        /* Everyone the bus lets in holds calendar::read: personal. Work: ask the bus. */
+        mssf_invocation_check_token(invocation, CALENDAR_WORK_TOKEN, NULL, calendar_listed, NULL);
+}
+
+static void calendar_work_checked(GObject *source, GAsyncResult *result, gpointer userdata) {
+        GDBusMethodInvocation *invocation = G_DBUS_METHOD_INVOCATION(source);
+        Calendar *calendar = userdata;
+        g_autoptr(GError) error = NULL;
+
+        if (calendar_caller_holds_work(invocation, result, &error))
+                calendar_return_events(calendar->work_events, invocation);
+        else if (error)
+                g_dbus_method_invocation_return_dbus_error(
+                        invocation, "org.freedesktop.DBus.Error.AccessDenied",
+                        "the work calendar needs calendar::work, and the bus could not say whether you hold it");
+        else
+                g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.AccessDenied",
+                                                           "the work calendar needs calendar::work");
+}
+
+static void calendar_list_calendar_events(Calendar *calendar, GVariant *parameters,
+                                          GDBusMethodInvocation *invocation) {
+        const char *which;
+
+        g_variant_get(parameters, "(&s)", &which);
+        if (strcmp(which, "personal") == 0)
+                calendar_return_events(calendar->events, invocation);
+        else if (strcmp(which, "work") == 0)
+                mssf_invocation_check_token(invocation, CALENDAR_WORK_TOKEN, NULL, calendar_work_checked,
+                                            calendar);
+        else
+                g_dbus_method_invocation_return_dbus_error(invocation, "org.mssf.Calendar.Error.NoSuchCalendar",
+                                                           "there are two calendars: personal and work");
 }
 
 static void calendar_method_call(GDBusConnection *connection G_GNUC_UNUSED,
@@ -179,6 +280,10 @@ static void calendar_method_call(GDBusConnection *connection G_GNUC_UNUSED,
                 calendar_list_events(calendar, invocation);
         else if (strcmp(method, "AddEvent") == 0)
                 calendar_add_event(calendar, parameters, invocation);
+        else if (strcmp(method, "ListCalendars") == 0)
+                calendar_list_calendars(invocation);
+        else if (strcmp(method, "ListCalendarEvents") == 0)
+                calendar_list_calendar_events(calendar, parameters, invocation);
         else
                 g_dbus_method_invocation_return_dbus_error(
                         invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no such method");
@@ -240,6 +345,10 @@ static void calendar_seed(Calendar *calendar) {
                      &problem);
         calendar_add(calendar, "MSSF review", "2026-12-04T13:00:00Z", "2026-12-04T14:00:00Z",
                      &problem);
+        calendar_add_to(calendar->work_events, "work", &calendar->next_work_event, "Budget (confidential)",
+                        "2026-12-07T10:00:00Z", "2026-12-07T11:00:00Z", &problem);
+        calendar_add_to(calendar->work_events, "work", &calendar->next_work_event, "Reorganisation",
+                        "2026-12-08T15:00:00Z", "2026-12-08T16:00:00Z", &problem);
 }
 
 int main(int argc, char **argv) {
@@ -255,6 +364,7 @@ int main(int argc, char **argv) {
         g_autoptr(GError) error = NULL;
         g_auto(Calendar) calendar = {
                 .events = g_ptr_array_new_with_free_func((GDestroyNotify) event_free),
+                .work_events = g_ptr_array_new_with_free_func((GDestroyNotify) event_free),
                 .name = g_strdup("Personal"),
         };
         guint registration;

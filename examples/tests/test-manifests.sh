@@ -58,6 +58,8 @@ expect_log() {
 expect_log install-untrusted-app.log "Cellular is not granted to untrusted-app (origin unknown)"
 expect_log install-untrusted-app.log "Location is not granted to untrusted-app (origin unknown)"
 expect_log install-untrusted-app.log "calendar::data is not granted to untrusted-app.*checkorigin"
+expect_log install-untrusted-app.log "calendar::read is not granted to untrusted-app.*checkorigin"
+expect_log install-untrusted-app.log "calendar::work is not granted to untrusted-app.*checkorigin"
 for package in cellular location calendar trusted-app; do
     if grep -q "not granted" "$root/install-$package.log"; then
         cat "$root/install-$package.log"
@@ -71,7 +73,7 @@ rules=$(cat "$root"/etc/smack/accesses.d/* 2>/dev/null | grep -v '^#' || true)
 for rule in "trusted-app Cellular w" "trusted-app Location w" \
         "trusted-app calendar::data w" "trusted-app cellular w" \
         "cellular trusted-app w" "trusted-app location w" "trusted-app calendar w" \
-        "calendar calendar::data w"; do
+        "calendar calendar::data w" "trusted-app calendar::read w" "trusted-app calendar::work w"; do
     printf '%s\n' "$rules" | grep -qx "$rule" || fail "no Smack rule '$rule'"
 done
 if printf '%s\n' "$rules" | grep -q "untrusted-app"; then

@@ -46,6 +46,8 @@ struct PolicyBuilder {
         size_t n_globals, cap_globals;
         uint32_t *monitors;
         size_t n_monitors, cap_monitors;
+        uint32_t *provided;
+        size_t n_provided, cap_provided;
 };
 
 /* Makes room for one more element at index n; 0 or -ENOMEM. */

@@ -313,8 +313,8 @@ typedef struct Layout {
         uint32_t name_buckets, rule_buckets;
         uint64_t *owners;               /* (name index << 32 | label rank), sorted */
         size_t n_owners;
-        uint32_t *globals, *monitors;   /* label ranks, sorted */
-        size_t n_globals, n_monitors;
+        uint32_t *globals, *monitors, *provided;        /* label ranks, sorted */
+        size_t n_globals, n_monitors, n_provided;
         uint64_t n_refs;
 } Layout;
 
@@ -322,6 +322,7 @@ static void layout_done(Layout *l) {
         free(l->owners);
         free(l->globals);
         free(l->monitors);
+        free(l->provided);
 }
 
 static int compare_u64(const void *a, const void *b) {
@@ -370,9 +371,11 @@ static int plan_layout(const Build *b, Layout *l) {
         if ((r = rank_labels(b, builder->globals, builder->n_globals, &l->globals,
                              &l->n_globals)) < 0 ||
             (r = rank_labels(b, builder->monitors, builder->n_monitors, &l->monitors,
-                             &l->n_monitors)) < 0)
+                             &l->n_monitors)) < 0 ||
+            (r = rank_labels(b, builder->provided, builder->n_provided, &l->provided,
+                             &l->n_provided)) < 0)
                 return r;
-        l->n_refs = l->n_owners + b->n_tokens + l->n_globals + l->n_monitors;
+        l->n_refs = l->n_owners + b->n_tokens + l->n_globals + l->n_monitors + l->n_provided;
         l->name_buckets = db_index_buckets((uint32_t) builder->n_names);
         l->rule_buckets = db_index_buckets((uint32_t) b->n_rules);
         l->strings = sizeof(DbHeader);
@@ -518,7 +521,7 @@ static DbSection section(uint64_t offset, uint64_t count) {
                              .count = htole32((uint32_t) count) };
 }
 
-static void write_header(Image *im, DbRange globals, DbRange monitors) {
+static void write_header(Image *im, DbRange globals, DbRange monitors, DbRange provided) {
         const Layout *l = im->layout;
         const Build *b = im->build;
         DbHeader *h = (DbHeader *) im->data;
@@ -535,13 +538,14 @@ static void write_header(Image *im, DbRange globals, DbRange monitors) {
         h->refs = section(l->refs, l->n_refs);
         h->global_tokens = globals;
         h->monitor_labels = monitors;
+        h->provided_tokens = provided;
         h->checksum = htole32(policy_db_compute_checksum(im->data, l->end));
 }
 
 static int write_image(const Build *b, uint8_t **ret_data, size_t *ret_size) {
         Layout l = { 0 };
         Image im = { .build = b, .layout = &l };
-        DbRange globals, monitors;
+        DbRange globals, monitors, provided;
         int r;
 
         r = plan_layout(b, &l);
@@ -560,8 +564,9 @@ static int write_image(const Build *b, uint8_t **ret_data, size_t *ret_size) {
         write_rules(&im);
         globals = push_ranks(&im, l.globals, l.n_globals);
         monitors = push_ranks(&im, l.monitors, l.n_monitors);
+        provided = push_ranks(&im, l.provided, l.n_provided);
         write_indexes(&im);
-        write_header(&im, globals, monitors);
+        write_header(&im, globals, monitors, provided);
         *ret_data = im.data;
         *ret_size = l.end;
         layout_done(&l);

@@ -119,6 +119,7 @@ PolicyBuilder *policy_builder_free(PolicyBuilder *builder) {
         free(builder->rules);
         free(builder->globals);
         free(builder->monitors);
+        free(builder->provided);
         free(builder);
         return NULL;
 }
@@ -213,6 +214,18 @@ int policy_builder_add_global_token(PolicyBuilder *builder, const char *token) {
         if (r != 0)
                 return r;
         return VEC_PUSH(builder->globals, builder->n_globals, builder->cap_globals, id);
+}
+
+int policy_builder_add_provided_token(PolicyBuilder *builder, const char *token) {
+        uint32_t id;
+        int r;
+
+        if (!builder)
+                return -EINVAL;
+        r = intern_valid(builder, token, false, db_name_is_label, &id);
+        if (r != 0)
+                return r;
+        return VEC_PUSH(builder->provided, builder->n_provided, builder->cap_provided, id);
 }
 
 int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label) {

@@ -47,6 +47,8 @@ int policy_builder_add_rule(PolicyBuilder *builder, uint32_t name, PolicyKind ki
 
 int policy_builder_add_global_token(PolicyBuilder *builder, const char *token);
 int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label);
+/* A token some installed package provides, as its full label ("pkg::Token"). */
+int policy_builder_add_provided_token(PolicyBuilder *builder, const char *token);
 
 /* The file image (malloc'd), checksum included. */
 int policy_builder_build(const PolicyBuilder *builder, uint8_t **ret_data, size_t *ret_size);

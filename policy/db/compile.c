@@ -143,6 +143,13 @@ static int add_name(Compiler *c, const Package *package, const DbusName *d) {
 
 static int add_package(Compiler *c, const Package *package) {
         c->error = (PolicyCompileError) { .package = package->name };
+        /* So that the bus resolves a service's bare token names as its manifest does. */
+        for (size_t i = 0; i < package->n_tokens; i++) {
+                int r = policy_builder_add_provided_token(c->builder, package->tokens[i]->label);
+
+                if (r != 0)
+                        return r;
+        }
         for (size_t i = 0; i < package->n_names; i++) {
                 int r;
 

@@ -1,5 +1,9 @@
 /*
- * CRC32C, reflected polynomial 0x82F63B78, table-driven one byte at a time.
+ * CRC32C, reflected polynomial 0x82F63B78, table-driven eight bytes at a
+ * time ("slicing by 8": the byte table below and seven more derived from
+ * it on first use), one byte at a time for the ends. A device checks a
+ * policy.db of several megabytes at every bus reload, and mssf-policy
+ * writes one at every change: one byte at a time was 6% of a compile.
  * It guards the policy file against storage corruption and torn writes,
  * not against an attacker: whoever can write /var/lib/mssf can write a
  * valid file. Structural validation in db-read.c is what makes any file,
@@ -76,12 +80,39 @@ static const uint32_t crc32c_table[256] = {
         0xbe2da0a5u, 0x4c4623a6u, 0x5f16d052u, 0xad7d5351u,
 };
 
+/*
+ * slices[k][b]: the CRC of byte b followed by k zero bytes. Made before
+ * main() runs (a constructor), so no thread ever sees them half made.
+ */
+static uint32_t slices[8][256];
+
+__attribute__((constructor))
+static void make_slices(void) {
+        for (unsigned b = 0; b < 256; b++) {
+                uint32_t crc = crc32c_table[b];
+
+                slices[0][b] = crc;
+                for (unsigned k = 1; k < 8; k++) {
+                        crc = crc32c_table[crc & 0xff] ^ (crc >> 8);
+                        slices[k][b] = crc;
+                }
+        }
+}
+
 uint32_t crc32c_update(uint32_t crc, const void *data, size_t size) {
         const uint8_t *p = data;
 
         crc = ~crc;
-        for (size_t i = 0; i < size; i++)
-                crc = crc32c_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+        for (; size >= 8; size -= 8, p += 8) {
+                uint32_t low = crc ^ ((uint32_t) p[0] | (uint32_t) p[1] << 8 |
+                                      (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24);
+
+                crc = slices[7][low & 0xff] ^ slices[6][(low >> 8) & 0xff] ^
+                      slices[5][(low >> 16) & 0xff] ^ slices[4][low >> 24] ^
+                      slices[3][p[4]] ^ slices[2][p[5]] ^ slices[1][p[6]] ^ slices[0][p[7]];
+        }
+        for (; size > 0; size--, p++)
+                crc = crc32c_table[(crc ^ *p) & 0xff] ^ (crc >> 8);
         return ~crc;
 }
 

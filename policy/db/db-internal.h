@@ -27,6 +27,8 @@ struct PolicyDb {
         uint32_t n_rule_buckets;
         const uint32_t *refs;
         uint32_t n_refs;
+        DbRange provided_tokens;        /* (little-endian) empty in version 1 */
+        bool knows_provided;            /* version 2 or later: the range above is the file's */
 };
 
 /* The string a validated reference names, NULL for POLICY_DB_NONE. */

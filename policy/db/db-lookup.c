@@ -137,6 +137,14 @@ bool policy_db_is_global_token(const PolicyDb *db, const char *token) {
         return db && token && db_range_contains(db, db->header->global_tokens, token);
 }
 
+bool policy_db_is_provided_token(const PolicyDb *db, const char *token) {
+        return db && token && db->knows_provided && db_range_contains(db, db->provided_tokens, token);
+}
+
+bool policy_db_knows_provided_tokens(const PolicyDb *db) {
+        return db && db->knows_provided;
+}
+
 bool policy_db_is_monitor_label(const PolicyDb *db, const char *label) {
         return db && label && db_range_contains(db, db->header->monitor_labels, label);
 }

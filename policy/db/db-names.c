@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define DB_NAME_MAX 255
 #define DB_LABEL_MAX 255
@@ -95,6 +96,18 @@ bool db_name_is_label(const char *s) {
                         return false;
         }
         return len <= DB_LABEL_MAX;
+}
+
+bool db_name_is_package_label(const char *s) {
+        static const char *const special[] = { "_", "*", "^", "@" };
+
+        if (!db_name_is_label(s))
+                return false;
+        for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+                if (strcmp(s, special[i]) == 0)
+                        return false;
+        /* "::" separates a package from its token: it cannot be in a package. */
+        return !strstr(s, "::");
 }
 
 /* Length of the UTF-8 sequence at p, or 0 if it is malformed. */

@@ -24,5 +24,7 @@ bool db_name_is_object_path(const char *s);
  * other than '/', '"', '\\' and '\'', not starting with '-'.
  */
 bool db_name_is_label(const char *s);
+/* A label a package may have: not a special label (_ * ^ @), and no "::" (it separates package and token). */
+bool db_name_is_package_label(const char *s);
 /* Well-formed UTF-8 (shortest form, no surrogates, <= U+10FFFF). */
 bool db_name_is_utf8(const char *s);

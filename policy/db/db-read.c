@@ -14,7 +14,8 @@
  *     reference must point at the start of one;
  *  4. names, rules and the refs array: every string valid for its role,
  *     every range inside its table, and the refs array partitioned exactly
- *     by the ranges in the order names, rules, globals, monitors; names
+ *     by the ranges in the order names, rules, globals, monitors,
+ *     provided tokens (none in version 1, whose header is 8 bytes shorter); names
  *     sorted, each name's rules contiguous and sorted, token lists sorted;
  *  5. the hash indexes: the canonical size, each entry reachable from its
  *     hash by linear probing before an empty bucket, none twice.
@@ -32,11 +33,24 @@
 #include "db-names.h"
 #include "macro.h"
 
+/* The header's size for its version: 0 for a version this reader does not know. */
+static uint32_t header_size_of(uint32_t version) {
+        if (version == POLICY_DB_FORMAT_VERSION)
+                return sizeof(DbHeader);
+        if (version == POLICY_DB_FORMAT_VERSION_1)
+                return POLICY_DB_HEADER_SIZE_V1;
+        return 0;
+}
+
 static int check_header(const DbHeader *h, size_t size) {
-        if (db_le(h->version) != POLICY_DB_FORMAT_VERSION)
+        uint32_t header_size = header_size_of(db_le(h->version));
+
+        if (header_size == 0)
                 return POLICY_DB_E_VERSION;
-        if (db_le(h->header_size) != sizeof(DbHeader))
+        if (db_le(h->header_size) != header_size)
                 return POLICY_DB_E_LAYOUT;
+        if (size < header_size)
+                return POLICY_DB_E_TRUNCATED;
         if (db_le(h->file_size) > size)
                 return POLICY_DB_E_TRUNCATED;
         if (db_le(h->file_size) < size)
@@ -70,9 +84,14 @@ static int take_section(const PolicyDb *db, const DbSection *s, size_t element_s
 
 static int map_sections(PolicyDb *db) {
         const DbHeader *h = db->header;
-        uint64_t cursor = sizeof(DbHeader);
+        uint64_t cursor = db_le(h->header_size);
         int r;
 
+        /* Version 1 has no provided_tokens: its sections start where that field would be. */
+        if (db_le(h->version) != POLICY_DB_FORMAT_VERSION_1) {
+                db->provided_tokens = h->provided_tokens;
+                db->knows_provided = true;
+        }
         if ((r = take_section(db, &h->strings, 1, &cursor)) ||
             (r = take_section(db, &h->names, sizeof(DbName), &cursor)) ||
             (r = take_section(db, &h->name_index, sizeof(uint32_t), &cursor)) ||
@@ -250,7 +269,8 @@ static int check_refs(const PolicyDb *db) {
         if ((r = check_names(db, &cursor)) ||
             (r = check_rules(db, &cursor)) ||
             (r = check_label_range(db, db->header->global_tokens, &cursor)) ||
-            (r = check_label_range(db, db->header->monitor_labels, &cursor)))
+            (r = check_label_range(db, db->header->monitor_labels, &cursor)) ||
+            (db->knows_provided && (r = check_label_range(db, db->provided_tokens, &cursor))))
                 return r;
         return cursor == db->n_refs ? 0 : POLICY_DB_E_RANGE;
 }
@@ -306,7 +326,8 @@ static int validate(PolicyDb *db) {
         if (db->size >= POLICY_DB_MAGIC_SIZE &&
             memcmp(db->data, POLICY_DB_MAGIC, POLICY_DB_MAGIC_SIZE) != 0)
                 return POLICY_DB_E_MAGIC;
-        if (db->size < sizeof(DbHeader))
+        /* The fields every version has; check_header() then wants its version's size. */
+        if (db->size < POLICY_DB_HEADER_SIZE_V1)
                 return POLICY_DB_E_TRUNCATED;
         db->header = (const DbHeader *) db->data;
         if ((r = check_header(db->header, db->size)) ||

@@ -79,6 +79,13 @@ const void *policy_db_data(const PolicyDb *db);
 bool policy_db_declares_name(const PolicyDb *db, const char *name);
 /* Whether token is one of the device policy's global tokens. */
 bool policy_db_is_global_token(const PolicyDb *db, const char *token);
+/*
+ * Whether token (a full label, "pkg::Token") is one an installed package
+ * provides. A format 1 file lists none: policy_db_knows_provided_tokens()
+ * is then false, and a package's bare token names cannot be resolved.
+ */
+bool policy_db_is_provided_token(const PolicyDb *db, const char *token);
+bool policy_db_knows_provided_tokens(const PolicyDb *db);
 /* Whether the device policy lets label monitor (eavesdrop on) the bus. */
 bool policy_db_is_monitor_label(const PolicyDb *db, const char *label);
 

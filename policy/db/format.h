@@ -1,4 +1,4 @@
-/* The on-disk layout of the compiled policy (policy.db), version 1. */
+/* The on-disk layout of the compiled policy (policy.db), version 2 (reads 1 too). */
 #pragma once
 
 #include <assert.h>
@@ -14,7 +14,15 @@
 
 #define POLICY_DB_MAGIC "MSSFPDB\n"
 #define POLICY_DB_MAGIC_SIZE 8
-#define POLICY_DB_FORMAT_VERSION 1u
+#define POLICY_DB_FORMAT_VERSION 2u
+/*
+ * Version 1 is version 2 without provided_tokens: its header ends at
+ * monitor_labels. The reader still loads it (a device upgraded before
+ * mssf-policy recompiled keeps its policy); it then knows no provided
+ * tokens, and policy_db_knows_provided_tokens() says so.
+ */
+#define POLICY_DB_FORMAT_VERSION_1 1u
+#define POLICY_DB_HEADER_SIZE_V1 96u
 /* A string reference, interface or member that is absent. */
 #define POLICY_DB_NONE 0xffffffffu
 /* A bucket of a hash index that holds no entry. */
@@ -50,6 +58,7 @@ typedef struct DbHeader {
         DbSection refs;         /* uint32_t string references */
         DbRange global_tokens;  /* sorted labels of the global tokens */
         DbRange monitor_labels; /* sorted labels allowed to monitor */
+        DbRange provided_tokens; /* version 2: sorted labels of every package's own tokens */
 } DbHeader;
 
 typedef struct DbName {
@@ -69,7 +78,9 @@ typedef struct DbRule {
         DbRange tokens;         /* sorted token labels, all needed; 0 = open */
 } DbRule;
 
-static_assert(sizeof(DbHeader) == 96, "DbHeader layout");
+static_assert(sizeof(DbHeader) == 104, "DbHeader layout");
+static_assert(__builtin_offsetof(DbHeader, provided_tokens) == POLICY_DB_HEADER_SIZE_V1,
+              "a version 1 header is a version 2 header without provided_tokens");
 static_assert(sizeof(DbName) == 24, "DbName layout");
 static_assert(sizeof(DbRule) == 28, "DbRule layout");
 static_assert(__builtin_offsetof(DbHeader, checksum) == POLICY_DB_CHECKSUM_OFFSET,

@@ -78,6 +78,47 @@ int diagnostics_add(Diagnostics *diag, DiagnosticSeverity severity, const char *
         return r;
 }
 
+DiagnosticsMark diagnostics_mark(const Diagnostics *diag) {
+        if (!diag)
+                return (DiagnosticsMark) {};
+        return (DiagnosticsMark) {
+                .n_items = diag->n_items,
+                .n_errors = diag->n_errors,
+                .n_warnings = diag->n_warnings,
+        };
+}
+
+void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark) {
+        if (!diag)
+                return;
+        while (diag->n_items > mark->n_items)
+                diagnostic_free(diag->items[--diag->n_items]);
+        diag->n_errors = mark->n_errors;
+        diag->n_warnings = mark->n_warnings;
+}
+
+void diagnostics_filter(Diagnostics *diag, bool (*keep)(const Diagnostic *d, void *userdata),
+                        void *userdata) {
+        size_t kept = 0;
+
+        if (!diag)
+                return;
+        for (size_t i = 0; i < diag->n_items; i++) {
+                Diagnostic *d = diag->items[i];
+
+                if (keep(d, userdata)) {
+                        diag->items[kept++] = d;
+                        continue;
+                }
+                if (d->severity == DIAGNOSTIC_ERROR)
+                        diag->n_errors--;
+                else
+                        diag->n_warnings--;
+                diagnostic_free(d);
+        }
+        diag->n_items = kept;
+}
+
 int diagnostic_format(const Diagnostic *d, char **ret) {
         char where[64] = "";
         if (d->line > 0 && d->column > 0)

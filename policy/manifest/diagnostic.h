@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -46,6 +47,21 @@ int diagnostics_add(Diagnostics *diag, DiagnosticSeverity severity, const char *
 int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
                      unsigned line, unsigned column, const char *format, va_list ap)
                      _printf_(6, 0);
+
+/* How many there were, to forget what came after (diagnostics_rewind). */
+typedef struct DiagnosticsMark {
+        size_t n_items;
+        size_t n_errors;
+        size_t n_warnings;
+} DiagnosticsMark;
+
+DiagnosticsMark diagnostics_mark(const Diagnostics *diag);
+/* Drop everything added since mark (diag NULL: nothing). */
+void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark);
+
+/* Drop the items keep() refuses (and their counts). */
+void diagnostics_filter(Diagnostics *diag, bool (*keep)(const Diagnostic *d, void *userdata),
+                        void *userdata);
 
 /* "file:line:column: error: message" (parts that are 0/NULL left out). */
 int diagnostic_format(const Diagnostic *d, char **ret);

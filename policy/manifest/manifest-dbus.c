@@ -242,8 +242,8 @@ static const char *requirement_string(const Requirement *req) {
         return req->kind == REQUIREMENT_TOKEN ? req->token : "";
 }
 
-/* Set *slot from an annotation, or report the conflict with what it holds. */
-static void apply_requirement(Parser *p, Requirement *slot, const Requirement *new,
+/* Set *slot from an annotation (taking what *new holds), or report the conflict. */
+static void apply_requirement(Parser *p, Requirement *slot, Requirement *new,
                               const char *what, const char *name, const SourceLoc *loc) {
         if (slot->kind != REQUIREMENT_UNSET) {
                 if (!requirement_equal(slot, new))
@@ -253,8 +253,9 @@ static void apply_requirement(Parser *p, Requirement *slot, const Requirement *n
                                      requirement_string(slot), slot->loc.line, what);
                 return;
         }
-        if (requirement_copy(slot, new) < 0)
-                parser_fail(p, -ENOMEM);
+        requirement_clear(slot);
+        *slot = *new;
+        *new = (Requirement) { .kind = REQUIREMENT_UNSET };
 }
 
 static int annotation_requirement(Parser *p, const char *value, const SourceLoc *loc,
@@ -271,10 +272,12 @@ static int annotation_requirement(Parser *p, const char *value, const SourceLoc 
         int r = parser_resolve_token(p, value, loc, "annotation value", &label, &provider);
         if (r != 0)
                 return r;
-        return requirement_set(ret, REQUIREMENT_TOKEN, label, *loc) < 0 ? parser_fail(p, -ENOMEM) : 0;
+        requirement_clear(ret);
+        *ret = (Requirement) { .kind = REQUIREMENT_TOKEN, .token = TAKE_PTR(label), .loc = *loc };
+        return 0;
 }
 
-static void annotate(Parser *p, const Frame *parent, bool write, const Requirement *req,
+static void annotate(Parser *p, const Frame *parent, bool write, Requirement *req,
                      const SourceLoc *loc) {
         if (parent->kind == ELEMENT_INTERFACE) {
                 Interface *iface = parent->object;

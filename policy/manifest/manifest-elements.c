@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "manifest-parser.h"
+#include "token-name.h"
 #include "model-build.h"
 
 /* --------------------------------------------------------------------- */
@@ -148,62 +149,66 @@ bool parser_require_attr(Parser *p, ElementKind kind, const char *value, const c
 /* --------------------------------------------------------------------- */
 /* Token names. */
 
-static bool is_posix_prefix(const char *s, size_t n) {
-        static const char *const prefixes[] = { "UID", "GID", "GRP", "CAP" };
-        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
-                if (n == 3 && memcmp(s, prefixes[i], 3) == 0)
-                        return true;
-        return false;
+/* The package's own tokens: all it provides once known (parse_again), else those so far. */
+static bool package_provides(const char *package, const char *name, void *userdata) {
+        const Parser *p = userdata;
+
+        if (p->provided_known)
+                return model_strv_contains(p->provided, p->n_provided, name);
+        return package_find_token(p->package, name) != NULL;
 }
 
-static bool package_provides(const Parser *p, const char *name) {
-        return model_strv_contains(p->provided, p->n_provided, name);
+/* A bare name taken as global before the file said whether it provides it. */
+static int remember_global(Parser *p, const char *name) {
+        if (p->provided_known || model_strv_contains(p->globals, p->n_globals, name))
+                return 0;
+        return model_strv_append(&p->globals, &p->n_globals, name);
 }
 
+/* policy_token_resolve() is the one rule, shared with the bus (CheckToken). */
 int parser_resolve_token(Parser *p, const char *written, const SourceLoc *loc,
                          const char *what, char **ret_label, char **ret_provider) {
+        char resolved[POLICY_TOKEN_LABEL_SIZE];
         const char *sep = strstr(written, "::");
         _cleanup_free_ char *provider = NULL;
         _cleanup_free_ char *label = NULL;
-        if (sep && is_posix_prefix(written, (size_t) (sep - written))) {
+        int r = policy_token_resolve(written, p->package->name, package_provides, p, resolved,
+                                     sizeof(resolved));
+
+        if (r == POLICY_TOKEN_E_POSIX) {
                 parser_error(p, loc, "%s '%s' is a POSIX credential: only a resource token "
                              "can be named here", what, written);
                 return MANIFEST_E_INVALID;
         }
-        if (!manifest_valid_label(written) ||
-            (sep && (sep == written || strstr(sep + 2, "::") || sep[2] == '\0'))) {
+        if (r == POLICY_TOKEN_E_INVALID) {
                 parser_error(p, loc, "%s '%s' is not a valid token name: write Token or "
                              "package::Token (at most %d characters, no whitespace, '/', "
                              "quotes or backslash)", what, written, MANIFEST_MAX_LABEL);
                 return MANIFEST_E_INVALID;
         }
+        if (r == POLICY_TOKEN_E_PACKAGE) {
+                parser_error(p, loc, "%s '%s': '%.*s' is not a valid package name", what, written,
+                             (int) (sep - written), written);
+                return MANIFEST_E_INVALID;
+        }
+        if (r == POLICY_TOKEN_E_TOO_LONG) {
+                parser_error(p, loc, "%s '%s': its label '%s::%s' is longer than %d characters",
+                             what, written, p->package->name, written, MANIFEST_MAX_LABEL);
+                return MANIFEST_E_INVALID;
+        }
+        if (r != 0)
+                return parser_fail(p, r < 0 ? r : -EINVAL);
+        label = strdup(resolved);
+        if (!label)
+                return parser_fail(p, -ENOMEM);
+        /* The provider: the package part of the label, none for a global token. */
+        sep = strstr(resolved, "::");
         if (sep) {
-                provider = strndup(written, (size_t) (sep - written));
-                label = strdup(written);
-                if (!provider || !label)
-                        return parser_fail(p, -ENOMEM);
-                if (!manifest_valid_package_label(provider)) {
-                        parser_error(p, loc, "%s '%s': '%s' is not a valid package name",
-                                     what, written, provider);
-                        return MANIFEST_E_INVALID;
-                }
-        } else if (package_provides(p, written)) {
-                char *full;
-                if (asprintf(&full, "%s::%s", p->package->name, written) < 0)
-                        return parser_fail(p, -ENOMEM);
-                label = full;
-                provider = strdup(p->package->name);
+                provider = strndup(resolved, (size_t) (sep - resolved));
                 if (!provider)
                         return parser_fail(p, -ENOMEM);
-        } else {
-                label = strdup(written);
-                if (!label)
-                        return parser_fail(p, -ENOMEM);
-        }
-        if (!manifest_valid_label(label)) {
-                parser_error(p, loc, "%s '%s': its label '%s' is longer than %d characters",
-                             what, written, label, MANIFEST_MAX_LABEL);
-                return MANIFEST_E_INVALID;
+        } else if (remember_global(p, written) < 0) {
+                return parser_fail(p, -ENOMEM);
         }
         *ret_label = TAKE_PTR(label);
         *ret_provider = TAKE_PTR(provider);
@@ -448,6 +453,9 @@ static void on_provide_credential(Parser *p, Frame *frame, const Frame *parent, 
         if (MODEL_APPEND(p->package->tokens, p->package->n_tokens, t) < 0)
                 return (void) parser_fail(p, -ENOMEM);
         TAKE_PTR(t);
+        /* An earlier bare use of this name was resolved as a global token. */
+        if (!p->provided_known && model_strv_contains(p->globals, p->n_globals, name))
+                p->rerun = true;
 }
 
 /* --------------------------------------------------------------------- */

@@ -40,6 +40,12 @@ typedef struct Frame {
 
 typedef struct Parser {
         XML_Parser xml;
+        /* The bytes being parsed and how far parser_here() has counted lines. */
+        const char *buf;
+        size_t buf_size;
+        size_t pos;
+        size_t line_start;
+        unsigned line;
         Package *package;               /* (not owned) what is being filled */
         Diagnostics *diag;              /* (nullable) */
         Frame stack[MANIFEST_MAX_DEPTH + 1];
@@ -48,8 +54,19 @@ typedef struct Parser {
         size_t n_elements;
         int oom;                        /* a negative errno stops everything */
         size_t n_errors;
-        char **provided;                /* (owned) token names the package provides */
+        /*
+         * (owned) Token names the package provides (without "pkg::"), when
+         * known before the pass (provided_known); otherwise the tokens
+         * declared so far decide, and every bare name resolved as a global
+         * token is remembered in globals: if the file later provides one
+         * of them, the pass is repeated with the names known (rerun).
+         */
+        char **provided;
         size_t n_provided;
+        bool provided_known;
+        char **globals;                 /* (owned) */
+        size_t n_globals;
+        bool rerun;
         bool saw_root;
         bool text_warned;
 } Parser;

@@ -12,14 +12,20 @@
  * Invariants: the input is bounded (MANIFEST_MAX_FILE_SIZE, _DEPTH,
  * _ITEMS); DOCTYPEs and entity declarations are refused, so no entity
  * expansion ever happens; any error means no Package is returned, so a
- * half-understood manifest never reaches the policy. The first pass only
- * collects the names of the tokens the package provides, so that bare
- * token names resolve the same wherever they appear in the file.
+ * half-understood manifest never reaches the policy.
+ *
+ * A bare token name means the package's own token when the file provides
+ * one of that name anywhere, else the global one. One pass resolves it
+ * by the tokens declared so far; in the rare file that uses one of its
+ * own tokens bare before its <provide> declares it, the pass is repeated
+ * knowing every provided name (a device compiles thousands of manifests,
+ * so the usual file is read once).
  */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "manifest-parser.h"
@@ -34,6 +40,53 @@ static SourceLoc parser_here(Parser *p) {
                 .line = (unsigned) XML_GetCurrentLineNumber(p->xml),
                 .column = (unsigned) XML_GetCurrentColumnNumber(p->xml) + 1,
         };
+}
+
+/*
+ * The same for a start tag, the one place asked at every element: worked
+ * out from the byte index (columns in characters, a CR LF or a lone CR one
+ * line end, as expat counts them), forward from the last tag. expat's own
+ * XML_GetCurrentLineNumber() decodes the bytes again and was 6% of a
+ * parse. Errors keep expat's count (parser_here), which is also right for
+ * input that is not text.
+ */
+static SourceLoc parser_tag_here(Parser *p) {
+        XML_Index index = XML_GetCurrentByteIndex(p->xml);
+        size_t target = index < 0 ? p->pos : (size_t) index;
+
+        if (target > p->buf_size)
+                target = p->buf_size;
+        if (target < p->pos) {
+                /* Never seen, but cheap to get right: start again. */
+                p->pos = p->line_start = 0;
+                p->line = 1;
+        }
+        /* Line ends by memchr; byte by byte only where there is a CR. */
+        if (!memchr(p->buf + p->pos, '\r', target - p->pos)) {
+                const char *at = p->buf + p->pos, *end = p->buf + target, *nl;
+
+                while ((nl = memchr(at, '\n', (size_t) (end - at)))) {
+                        p->line++;
+                        at = nl + 1;
+                        p->line_start = (size_t) (at - p->buf);
+                }
+                p->pos = target;
+        }
+        for (; p->pos < target; p->pos++) {
+                char c = p->buf[p->pos];
+
+                if (c == '\n' || (c == '\r' && (p->pos + 1 >= p->buf_size ||
+                                                 p->buf[p->pos + 1] != '\n'))) {
+                        p->line++;
+                        p->line_start = p->pos + 1;
+                }
+        }
+        unsigned column = 1;
+        for (size_t i = p->line_start; i < target; i++)
+                /* UTF-8 continuation bytes are part of the character before. */
+                if (((unsigned char) p->buf[i] & 0xc0) != 0x80)
+                        column++;
+        return (SourceLoc) { .file = p->package->file, .line = p->line, .column = column };
 }
 
 static void parser_report(Parser *p, DiagnosticSeverity severity, const SourceLoc *loc,
@@ -78,7 +131,7 @@ static void XMLCALL on_start(void *userdata, const XML_Char *name, const XML_Cha
         Parser *p = userdata;
         if (p->oom)
                 return;
-        SourceLoc loc = parser_here(p);
+        SourceLoc loc = parser_tag_here(p);
         if (++p->n_elements > MANIFEST_MAX_ITEMS) {
                 parser_error(p, &loc, "more than %d elements: a manifest this large is refused",
                              MANIFEST_MAX_ITEMS);
@@ -146,74 +199,6 @@ static void XMLCALL on_entity(void *userdata, const XML_Char *name, int is_param
         Parser *p = userdata;
         parser_error(p, NULL, "entity declarations are not allowed in a manifest: remove them");
         XML_StopParser(p->xml, XML_FALSE);
-}
-
-/* --------------------------------------------------------------------- */
-/* The first pass: names of provided tokens. */
-
-typedef struct ProvidedScan {
-        XML_Parser xml;
-        unsigned depth;
-        bool in_provide;
-        const char *package;
-        char **names;
-        size_t n_names;
-        int oom;
-} ProvidedScan;
-
-static void XMLCALL scan_start(void *userdata, const XML_Char *name, const XML_Char **attrs) {
-        ProvidedScan *s = userdata;
-        s->depth++;
-        if (s->depth == 2 && strcmp(name, "provide") == 0)
-                s->in_provide = true;
-        if (s->depth != 3 || !s->in_provide || strcmp(name, "credential") != 0)
-                return;
-        for (size_t i = 0; attrs[i]; i += 2) {
-                if (strcmp(attrs[i], "name") != 0)
-                        continue;
-                const char *token = attrs[i + 1];
-                size_t n = strlen(s->package);
-                /* "ownpkg::X" declares X too. */
-                if (strncmp(token, s->package, n) == 0 && strncmp(token + n, "::", 2) == 0)
-                        token += n + 2;
-                if (!s->oom && model_strv_append(&s->names, &s->n_names, token) < 0)
-                        s->oom = -ENOMEM;
-        }
-}
-
-static void XMLCALL scan_doctype(void *userdata, const XML_Char *name, const XML_Char *sysid,
-                                 const XML_Char *pubid, int has_internal_subset) {
-        ProvidedScan *s = userdata;
-        XML_StopParser(s->xml, XML_FALSE);
-}
-
-static void XMLCALL scan_end(void *userdata, const XML_Char *name) {
-        ProvidedScan *s = userdata;
-        if (s->depth == 2)
-                s->in_provide = false;
-        s->depth--;
-}
-
-/* Errors here are ignored: the main pass reports them with positions. */
-static int scan_provided(const char *data, size_t size, const char *package,
-                         char ***ret, size_t *ret_n) {
-        ProvidedScan scan = { .package = package };
-        XML_Parser xml = XML_ParserCreate(NULL);
-        if (!xml)
-                return -ENOMEM;
-        scan.xml = xml;
-        XML_SetUserData(xml, &scan);
-        XML_SetElementHandler(xml, scan_start, scan_end);
-        XML_SetStartDoctypeDeclHandler(xml, scan_doctype);
-        (void) XML_Parse(xml, data, (int) size, XML_TRUE);
-        XML_ParserFree(xml);
-        if (scan.oom) {
-                model_strv_free(scan.names, scan.n_names);
-                return scan.oom;
-        }
-        *ret = scan.names;
-        *ret_n = scan.n_names;
-        return 0;
 }
 
 /* --------------------------------------------------------------------- */
@@ -363,10 +348,35 @@ static void report_xml_error(Parser *p) {
         parser_error(p, NULL, "broken XML: %s%s", XML_ErrorString(code), hint);
 }
 
+/*
+ * expat salts its hash tables against crafted attribute names; left alone
+ * it asks the kernel for a salt per parser, which is a system call per
+ * manifest. One random salt per process protects as well.
+ */
+static unsigned long hash_salt(void) {
+        static unsigned long salt;
+        static bool done;
+
+        if (!done) {
+                if (getrandom(&salt, sizeof(salt), 0) != (ssize_t) sizeof(salt))
+                        salt = 0;       /* expat then draws its own, per parser */
+                done = true;
+        }
+        return salt;
+}
+
 static int parse_xml(Parser *p, const char *buf, size_t size) {
+        unsigned long salt = hash_salt();
+
+        p->buf = buf;
+        p->buf_size = size;
+        p->pos = p->line_start = 0;
+        p->line = 1;
         p->xml = XML_ParserCreate(NULL);
         if (!p->xml)
                 return -ENOMEM;
+        if (salt != 0)
+                XML_SetHashSalt(p->xml, salt);
         XML_SetUserData(p->xml, p);
         XML_SetElementHandler(p->xml, on_start, on_end);
         XML_SetCharacterDataHandler(p->xml, on_text);
@@ -383,9 +393,48 @@ static int parse_xml(Parser *p, const char *buf, size_t size) {
         return p->oom;
 }
 
-int manifest_parse_buffer(const char *data, size_t size, const char *file,
-                          const char *package_name, const char *origin,
-                          Diagnostics *diag, Package **ret) {
+/*
+ * The file provides a token it named bare before: forget the first pass
+ * (its package and its diagnostics) and parse again, every provided name
+ * known from the start.
+ */
+static int parse_again(Parser *p, Package **package, const char *buf, size_t size,
+                       const char *origin, const DiagnosticsMark *mark) {
+        _cleanup_(package_freep) Package *fresh = NULL;
+        char **provided = NULL;
+        size_t n_provided = 0;
+        int r;
+
+        for (size_t i = 0; i < (*package)->n_tokens; i++)
+                if (model_strv_append(&provided, &n_provided, (*package)->tokens[i]->name) < 0) {
+                        model_strv_free(provided, n_provided);
+                        return -ENOMEM;
+                }
+        r = package_new((*package)->name, origin, (*package)->file, &fresh);
+        if (r < 0) {
+                model_strv_free(provided, n_provided);
+                return r;
+        }
+        diagnostics_rewind(p->diag, mark);
+        model_strv_free(p->provided, p->n_provided);
+        model_strv_free(p->globals, p->n_globals);
+        package_free(*package);
+        *package = TAKE_PTR(fresh);
+        *p = (Parser) {
+                .package = *package,
+                .diag = p->diag,
+                .provided = provided,
+                .n_provided = n_provided,
+                .provided_known = true,
+        };
+        return parse_xml(p, buf, size);
+}
+
+/* Parse buf (size bytes and a NUL, modified in place, freed here). */
+static int parse_owned(char *data, size_t size, const char *file, const char *package_name,
+                       const char *origin, Diagnostics *diag, Package **ret) {
+        _cleanup_free_ char *buf = data;
+
         if (!file)
                 file = "<manifest>";
         if (!manifest_valid_package_label(package_name))
@@ -403,20 +452,16 @@ int manifest_parse_buffer(const char *data, size_t size, const char *file,
         int r = package_new(package_name, origin, file, &package);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *buf = malloc(size + 1);
-        if (!buf)
-                return -ENOMEM;
-        memcpy(buf, data, size);
-        buf[size] = '\0';
-
         Parser p = { .package = package, .diag = diag };
         preprocess(&p, buf, size);
-        r = scan_provided(buf, size, package_name, &p.provided, &p.n_provided);
-        if (r >= 0 && size > 0)
-                r = parse_xml(&p, buf, size);
+        DiagnosticsMark mark = diagnostics_mark(diag);
+        r = size > 0 ? parse_xml(&p, buf, size) : 0;
+        if (r >= 0 && p.rerun)
+                r = parse_again(&p, &package, buf, size, origin, &mark);
         if (r >= 0 && p.n_errors == 0)
                 r = parser_finish(&p);
         model_strv_free(p.provided, p.n_provided);
+        model_strv_free(p.globals, p.n_globals);
         if (r < 0)
                 return r;
         if (p.n_errors > 0)
@@ -425,6 +470,22 @@ int manifest_parse_buffer(const char *data, size_t size, const char *file,
         return 0;
 }
 
+int manifest_parse_buffer(const char *data, size_t size, const char *file,
+                          const char *package_name, const char *origin,
+                          Diagnostics *diag, Package **ret) {
+        char *copy;
+
+        if (size > MANIFEST_MAX_FILE_SIZE)
+                return parse_owned(NULL, size, file, package_name, origin, diag, ret);
+        copy = malloc(size + 1);
+        if (!copy)
+                return -ENOMEM;
+        memcpy(copy, data, size);
+        copy[size] = '\0';
+        return parse_owned(copy, size, file, package_name, origin, diag, ret);
+}
+
+/* The file's bytes, NUL-terminated, in a buffer sized from fstat (not the 1 MB limit). */
 static int read_file(const char *path, Diagnostics *diag, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -440,12 +501,22 @@ static int read_file(const char *path, Diagnostics *diag, char **ret, size_t *re
                                        "file too large (%lld bytes): a manifest is at most %d bytes",
                                        (long long) st.st_size, MANIFEST_MAX_FILE_SIZE)
                        ?: MANIFEST_E_INVALID;
-        /* One byte more than allowed, to notice a file that grew meanwhile. */
-        size_t cap = (size_t) MANIFEST_MAX_FILE_SIZE + 1, size = 0;
-        _cleanup_free_ char *buf = malloc(cap);
+        /* Sized from fstat, grown if the file grew meanwhile, up to one byte past the limit. */
+        size_t cap = (size_t) st.st_size + 1, size = 0;
+        _cleanup_free_ char *buf = malloc(cap + 1);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
+                if (size == cap) {
+                        if (cap > (size_t) MANIFEST_MAX_FILE_SIZE)
+                                break;
+                        cap = cap * 2 > (size_t) MANIFEST_MAX_FILE_SIZE + 1 ?
+                                (size_t) MANIFEST_MAX_FILE_SIZE + 1 : cap * 2;
+                        char *bigger = realloc(buf, cap + 1);
+                        if (!bigger)
+                                return -ENOMEM;
+                        buf = bigger;
+                }
                 ssize_t n = read(fd, buf + size, cap - size);
                 if (n < 0) {
                         if (errno == EINTR)
@@ -455,9 +526,8 @@ static int read_file(const char *path, Diagnostics *diag, char **ret, size_t *re
                 if (n == 0)
                         break;
                 size += (size_t) n;
-                if (size == cap)
-                        break;
         }
+        buf[size] = '\0';
         *ret = TAKE_PTR(buf);
         *ret_size = size;
         return 0;
@@ -470,7 +540,7 @@ int manifest_parse_file(const char *path, const char *package_name, const char *
         int r = read_file(path, diag, &buf, &size);
         if (r != 0)
                 return r;
-        return manifest_parse_buffer(buf, size, path, package_name, origin, diag, ret);
+        return parse_owned(TAKE_PTR(buf), size, path, package_name, origin, diag, ret);
 }
 
 int manifest_package_name_from_path(const char *path, char **ret) {

@@ -60,6 +60,9 @@ int grant_new(const char *name, CredentialKind kind, GrantResult result,
               const Request *request, const Credential *credential, Grant **ret);
 Grant *grant_free(Grant *g);
 
+/* a + b + c in a new string (no printf: it is on the parser's hot path), or NULL. */
+char *model_join3(const char *a, const char *b, const char *c);
+
 /* Free every string of a string array and the array itself. */
 void model_strv_free(char **strv, size_t n);
 /* Append a copy of s; 0 or -ENOMEM. */

@@ -4,9 +4,10 @@
  * Pure data handling: no I/O, no logging, no validation (the parsers
  * validate before they build). Invariants kept here: every object owns its
  * strings and children and frees them; arrays of pointers only grow, so a
- * pointer handed out by a lookup stays valid until its owner is freed;
- * lookups are linear, which is fine at install time (the compiled policy
- * the bus reads is indexed).
+ * pointer handed out by a lookup stays valid until its owner is freed.
+ * Lookups inside one package are linear (a package is small); lookups in
+ * the installed set go through its index (setindex.c), because a device
+ * has thousands of packages.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,17 +16,30 @@
 
 #include "model-build.h"
 #include "model.h"
+#include "setindex.h"
 
+/*
+ * Arrays keep no capacity: they grow to twice their size whenever their
+ * length reaches a power of two (0, 1, 2, 4, ...), so there is always room
+ * for one more, however they shrank, and appending n items reallocates
+ * log n times instead of n (a parse of a thousand manifests appends
+ * hundreds of thousands of items).
+ */
 int model_append(void *array, size_t *n, void *item) {
         void ***arr = array;
-        if (*n >= SIZE_MAX / sizeof(void *) - 1)
+        size_t length = *n;
+
+        if (length >= SIZE_MAX / (2 * sizeof(void *)))
                 return -ENOMEM;
-        void **grown = realloc(*arr, (*n + 1) * sizeof(void *));
-        if (!grown)
-                return -ENOMEM;
-        grown[*n] = item;
-        *arr = grown;
-        (*n)++;
+        if ((length & (length - 1)) == 0) {
+                void **grown = realloc(*arr, (length ? 2 * length : 1) * sizeof(void *));
+
+                if (!grown)
+                        return -ENOMEM;
+                *arr = grown;
+        }
+        (*arr)[length] = item;
+        *n = length + 1;
         return 0;
 }
 
@@ -39,6 +53,18 @@ int model_strdup(const char *s, char **ret) {
                 return -ENOMEM;
         *ret = copy;
         return 0;
+}
+
+char *model_join3(const char *a, const char *b, const char *c) {
+        size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+        char *s = malloc(na + nb + nc + 1);
+
+        if (!s)
+                return NULL;
+        memcpy(s, a, na);
+        memcpy(s + na, b, nb);
+        memcpy(s + na + nb, c, nc + 1);
+        return s;
 }
 
 void model_strv_free(char **strv, size_t n) {
@@ -148,10 +174,9 @@ int provided_token_new(const char *package, const char *name, bool check_origin,
         t->check_origin = check_origin;
         t->loc = loc;
         t->name = strdup(name);
-        if (!t->name || asprintf(&t->label, "%s::%s", package, name) < 0) {
-                t->label = NULL;
+        t->label = model_join3(package, "::", name);
+        if (!t->name || !t->label)
                 return -ENOMEM;
-        }
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -463,9 +488,13 @@ const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const c
 
 int policy_set_new(DevicePolicy *device, PolicySet **ret) {
         PolicySet *set = calloc(1, sizeof(*set));
-        if (!set)
+        /* On failure the caller still owns device. */
+        if (!set || set_index_new(&set->index) < 0) {
+                free(set);
                 return -ENOMEM;
+        }
         if (!device && device_policy_new(&device) < 0) {
+                set_index_free(set->index);
                 free(set);
                 return -ENOMEM;
         }
@@ -477,6 +506,7 @@ int policy_set_new(DevicePolicy *device, PolicySet **ret) {
 PolicySet *policy_set_free(PolicySet *set) {
         if (!set)
                 return NULL;
+        set_index_free(set->index);
         FREE_ARRAY(set->packages, set->n_packages, package_free);
         device_policy_free(set->device);
         free(set);
@@ -484,37 +514,44 @@ PolicySet *policy_set_free(PolicySet *set) {
 }
 
 const Package *policy_set_find_package(const PolicySet *set, const char *name) {
-        for (size_t i = 0; i < set->n_packages; i++)
-                if (strcmp(set->packages[i]->name, name) == 0)
-                        return set->packages[i];
-        return NULL;
+        return strmap_get(&set->index->packages, name);
 }
 
 const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *label,
                                            const Package **ret_provider) {
-        for (size_t i = 0; i < set->n_packages; i++) {
-                const Package *p = set->packages[i];
-                for (size_t j = 0; j < p->n_tokens; j++)
-                        if (strcmp(p->tokens[j]->label, label) == 0) {
-                                if (ret_provider)
-                                        *ret_provider = p;
-                                return p->tokens[j];
-                        }
-        }
+        const Package *p = strmap_get(&set->index->tokens, label);
+
+        for (size_t j = 0; p && j < p->n_tokens; j++)
+                if (strcmp(p->tokens[j]->label, label) == 0) {
+                        if (ret_provider)
+                                *ret_provider = p;
+                        return p->tokens[j];
+                }
         return NULL;
 }
 
 const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
                                           const DbusName **ret_name) {
-        for (size_t i = 0; i < set->n_packages; i++) {
-                const DbusName *d = package_find_name(set->packages[i], bus, name);
-                if (d) {
-                        if (ret_name)
-                                *ret_name = d;
-                        return set->packages[i];
-                }
-        }
-        return NULL;
+        const Package *p;
+        const DbusName *d;
+
+        if (bus != BUS_SYSTEM && bus != BUS_SESSION)
+                return NULL;
+        p = strmap_get(&set->index->names[bus], name);
+        d = p ? package_find_name(p, bus, name) : NULL;
+        if (!d)
+                return NULL;
+        if (ret_name)
+                *ret_name = d;
+        return p;
+}
+
+void policy_set_token_servers(const PolicySet *set, const char *token,
+                              const Package *const **ret, size_t *ret_n) {
+        const PackageList *list = set_index_servers(set->index, token);
+
+        *ret = list->packages;
+        *ret_n = list->n_packages;
 }
 
 /* --------------------------------------------------------------------- */

@@ -256,6 +256,7 @@ typedef struct PolicySet {
         Package **packages;
         size_t n_packages;
         DevicePolicy *device;           /* (owned) never NULL after policy_set_new */
+        struct SetIndex *index;         /* (owned) the lookups by name (setindex.h) */
 } PolicySet;
 
 /* --------------------------------------------------------------------- */
@@ -277,7 +278,7 @@ bool device_policy_has_global_token(const DevicePolicy *policy, const char *toke
 /* The rule for an origin: its own line, else the "*" line, else NULL. */
 const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const char *origin);
 
-/* Takes ownership of device (NULL: the empty device policy). */
+/* Takes ownership of device (NULL: the empty device policy), on success only. */
 int policy_set_new(DevicePolicy *device, PolicySet **ret);
 PolicySet *policy_set_free(PolicySet *set);
 const Package *policy_set_find_package(const PolicySet *set, const char *name);
@@ -287,6 +288,9 @@ const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *lab
 /* The package declaring (bus, name), and (ret_name, nullable) its entry. */
 const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
                                           const DbusName **ret_name);
+/* The packages that provide token or guard something with it (*ret_n may be 0). */
+void policy_set_token_servers(const PolicySet *set, const char *token,
+                              const Package *const **ret, size_t *ret_n);
 
 const char *credential_kind_to_string(CredentialKind kind);
 const char *member_kind_to_string(MemberKind kind);

@@ -19,6 +19,7 @@
 #include "manifest.h"
 #include "model-build.h"
 #include "policyset.h"
+#include "setindex.h"
 
 /* --------------------------------------------------------------------- */
 /* Adding and removing. */
@@ -53,7 +54,16 @@ int policy_set_add(PolicySet *set, Package *package, Diagnostics *diag) {
         int r = check_names(set, package, diag);
         if (r != 0)
                 return r;
-        return MODEL_APPEND(set->packages, set->n_packages, package);
+        r = MODEL_APPEND(set->packages, set->n_packages, package);
+        if (r < 0)
+                return r;
+        r = set_index_add(set->index, package);
+        if (r < 0) {
+                /* The caller frees package: nothing may point into it. */
+                set->n_packages--;
+                (void) set_index_rebuild(set->index, set->packages, set->n_packages);
+        }
+        return r;
 }
 
 int policy_set_remove(PolicySet *set, const char *name) {
@@ -64,7 +74,7 @@ int policy_set_remove(PolicySet *set, const char *name) {
                 memmove(set->packages + i, set->packages + i + 1,
                         (set->n_packages - i - 1) * sizeof(Package *));
                 set->n_packages--;
-                return 0;
+                return set_index_rebuild(set->index, set->packages, set->n_packages);
         }
         return -ENOENT;
 }

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "db-names.h"
 #include "manifest.h"
 
 #define DBUS_NAME_MAX 255
@@ -37,14 +38,8 @@ bool manifest_valid_label(const char *s) {
 }
 
 bool manifest_valid_package_label(const char *s) {
-        static const char *const special[] = { "_", "*", "^", "@" };
-        if (!manifest_valid_label(s))
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(special); i++)
-                if (strcmp(s, special[i]) == 0)
-                        return false;
-        /* "::" separates a package from its token: it cannot be in a package. */
-        return !strstr(s, "::");
+        /* One rule with the token names' (policy/db, token-name.c). */
+        return db_name_is_package_label(s);
 }
 
 /* Dot-separated elements, at least two; dash allowed only in bus names. */

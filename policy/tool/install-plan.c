@@ -46,6 +46,7 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
                 return NULL;
         free(plan->package);
         free(plan->origin);
+        free(plan->origin_file);
         free(plan->manifest_data);
         package_free(plan->parsed);
         package_free(plan->old_package);
@@ -57,6 +58,7 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
                 free(plan->rule_files[i].new_text);
         }
         free(plan->rule_files);
+        strmap_deinit(&plan->rule_file_index);
         smack_rules_free(plan->kernel_changes);
         free(plan);
         return NULL;
@@ -162,23 +164,34 @@ int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *di
 }
 
 static RuleFile *plan_rule_file(InstallPlan *plan, const char *name, int *r) {
-        RuleFile *bigger;
+        uintptr_t found = (uintptr_t) strmap_get(&plan->rule_file_index, name);
+        RuleFile *file;
 
-        for (size_t i = 0; i < plan->n_rule_files; i++)
-                if (strcmp(plan->rule_files[i].name, name) == 0)
-                        return &plan->rule_files[i];
-        bigger = reallocarray(plan->rule_files, plan->n_rule_files + 1, sizeof(RuleFile));
-        if (!bigger) {
+        if (found)
+                return &plan->rule_files[found - 1];
+        if (plan->n_rule_files == plan->n_rule_files_allocated) {
+                size_t grow = plan->n_rule_files_allocated ? plan->n_rule_files_allocated * 2 : 64;
+                RuleFile *bigger = reallocarray(plan->rule_files, grow, sizeof(RuleFile));
+
+                if (!bigger) {
+                        *r = -ENOMEM;
+                        return NULL;
+                }
+                plan->rule_files = bigger;
+                plan->n_rule_files_allocated = grow;
+        }
+        file = &plan->rule_files[plan->n_rule_files];
+        *file = (RuleFile) { .name = strdup(name) };
+        /* The key is the file's own name string, which moves with nothing. */
+        if (!file->name ||
+            strmap_put(&plan->rule_file_index, file->name,
+                       (void *) (uintptr_t) (plan->n_rule_files + 1)) < 0) {
+                free(file->name);
                 *r = -ENOMEM;
                 return NULL;
         }
-        plan->rule_files = bigger;
-        bigger[plan->n_rule_files] = (RuleFile) { .name = strdup(name) };
-        if (!bigger[plan->n_rule_files].name) {
-                *r = -ENOMEM;
-                return NULL;
-        }
-        return &bigger[plan->n_rule_files++];
+        plan->n_rule_files++;
+        return file;
 }
 
 static bool is_ours(const char *name) {

@@ -8,6 +8,7 @@
 #include "diagnostic.h"
 #include "paths.h"
 #include "smack-rules.h"
+#include "strmap.h"
 #include "transaction.h"
 
 typedef struct Package Package;
@@ -23,6 +24,9 @@ typedef struct RuleFile {
 typedef struct InstallPlan {
         char *package;
         char *origin;                   /* (nullable) install: --origin */
+        /* (nullable) the whole origin file to write (registration.h); NULL:
+         * just the origin line, or no file without an origin. */
+        char *origin_file;
         char *manifest_data;            /* (nullable) install: the bytes to copy; remove: NULL */
         size_t manifest_size;
         Package *parsed;                /* (nullable) install: until the set takes it */
@@ -34,6 +38,8 @@ typedef struct InstallPlan {
         size_t policy_size;
         RuleFile *rule_files;
         size_t n_rule_files;
+        size_t n_rule_files_allocated;
+        StrMap rule_file_index;         /* name -> index + 1 in rule_files */
         SmackRules *kernel_changes;     /* pairs to set in the kernel, with their access */
 } InstallPlan;
 

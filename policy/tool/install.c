@@ -31,6 +31,7 @@
 #include "installed.h"
 #include "journal.h"
 #include "install-plan.h"
+#include "install.h"
 #include "manifest.h"
 #include "model.h"
 #include "operations.h"
@@ -127,6 +128,9 @@ static int step_manifest(Transaction *t, ToolContext *c, const InstallPlan *plan
         r = transaction_write_file(t, manifest, plan->manifest_data, plan->manifest_size, 0644);
         if (r < 0)
                 return r;
+        if (plan->origin_file)
+                return transaction_write_file(t, origin, plan->origin_file,
+                                              strlen(plan->origin_file), 0644);
         if (!plan->origin)
                 return transaction_remove_file(t, origin);
         if (asprintf(&origin_line, "%s\n", plan->origin) < 0)
@@ -168,10 +172,20 @@ static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
         if (r < 0)
                 return r;
         r = step_kernel(t, c, plan);
-        if (r < 0)
+        if (r < 0 || c->defer_policy_db)
                 return r;
         return transaction_write_file(t, c->paths.policy_db, plan->policy_data, plan->policy_size,
                                       0644);
+}
+
+/* Whether the deferred policy.db differs from the one on disk. */
+static bool policy_db_differs(const ToolContext *c, const InstallPlan *plan) {
+        _cleanup_free_ char *current = NULL;
+        size_t size = 0;
+
+        if (fileio_read(c->paths.policy_db, &current, &size) < 0)
+                return true;
+        return size != plan->policy_size || memcmp(current, plan->policy_data, size) != 0;
 }
 
 static void tell_bus(ToolContext *c) {
@@ -258,7 +272,10 @@ static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigprocmask(SIG_SETMASK, &saved, NULL);
         if (r != 0)
                 return r;
-        tell_bus(c);
+        if (c->defer_policy_db)
+                c->policy_db_stale = c->policy_db_stale || policy_db_differs(c, plan);
+        else
+                tell_bus(c);
         return 0;
 }
 
@@ -310,6 +327,7 @@ static int recover(ToolContext *c) {
                                               c->diag);
                 if (r != 0)
                         return r > 0 ? TOOL_E_INVALID : r;
+                plan->origin_file = TAKE_PTR(journal->origin_file);
         }
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
@@ -321,14 +339,19 @@ static int recover(ToolContext *c) {
         return journal_end(&c->paths);
 }
 
+int install_run(ToolContext *c, InstallPlan *plan) {
+        return run_plan(c, plan, true);
+}
+
 /* The lock, and the state an interrupted run left put right. */
-static int lock_and_recover(ToolContext *c, int *ret_lock) {
+int install_lock(ToolContext *c, int *ret_lock) {
         _cleanup_close_ int lock = -1;
         int r;
 
         r = installed_lock(&c->paths, &lock);
         if (r < 0)
                 return r;
+        c->paths.write_cache = true;
         /* With the lock held, a temporary file can only be a dead run's. */
         r = clean_temporaries(&c->paths);
         if (r >= 0)
@@ -344,13 +367,28 @@ int tool_install(ToolContext *c, const char *package, const char *manifest, cons
         _cleanup_close_ int lock = -1;
         int r;
 
+        /*
+         * Not a boundary (a root script can unset the variable), but the
+         * documented interface: a package's origin is what apt verified,
+         * established by `mssf-policy dpkg configure` (docs/packaging.md).
+         */
+        if (origin && getenv("DPKG_MAINTSCRIPT_PACKAGE")) {
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                                "a maintainer script may not choose a package's origin "
+                                "(--origin %s from %s's %s): packages register with "
+                                "'mssf-policy dpkg configure' (dh_mssf), which takes the "
+                                "origin from what apt verified", origin,
+                                getenv("DPKG_MAINTSCRIPT_PACKAGE"),
+                                getenv("DPKG_MAINTSCRIPT_NAME") ?: "script");
+                return TOOL_E_INVALID;
+        }
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
         r = install_plan_read_manifest(plan, manifest, origin, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        r = lock_and_recover(c, &lock);
+        r = install_lock(c, &lock);
         if (r != 0)
                 return r;
         r = install_plan_load(plan, &c->paths, c->diag);
@@ -367,7 +405,7 @@ int tool_remove(ToolContext *c, const char *package) {
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
-        r = lock_and_recover(c, &lock);
+        r = install_lock(c, &lock);
         if (r != 0)
                 return r;
         r = install_plan_load(plan, &c->paths, c->diag);
@@ -382,16 +420,19 @@ int tool_remove(ToolContext *c, const char *package) {
         return run_plan(c, plan, true);
 }
 
-int tool_compile(ToolContext *c, const char *output) {
+int install_compile(ToolContext *c, const char *output, bool if_changed, bool *ret_written) {
         _cleanup_(policy_set_freep) PolicySet *set = NULL;
         _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_free_ char *current = NULL;
         _cleanup_close_ int lock = -1;
         PolicyCompileError error = {};
-        size_t size = 0;
+        size_t size = 0, current_size = 0;
         int r;
 
+        if (ret_written)
+                *ret_written = false;
         if (!output) {
-                r = lock_and_recover(c, &lock);
+                r = install_lock(c, &lock);
                 if (r != 0)
                         return r;
         }
@@ -406,6 +447,10 @@ int tool_compile(ToolContext *c, const char *output) {
                 return report_compile_error(c, r, &error);
         if (r < 0)
                 return r;
+        if (if_changed && fileio_read(output ? output : c->paths.policy_db, &current,
+                                      &current_size) >= 0 &&
+            current_size == size && memcmp(current, data, size) == 0)
+                return 0;
         if (!output) {
                 _cleanup_free_ char *dir = strdup(c->paths.policy_db);
 
@@ -418,7 +463,15 @@ int tool_compile(ToolContext *c, const char *output) {
         r = fileio_write_atomic(output ? output : c->paths.policy_db, data, size, 0644);
         if (r < 0)
                 return r;
-        if (!output)
+        if (ret_written)
+                *ret_written = true;
+        if (!output) {
+                lock = safe_close(lock);
                 tell_bus(c);
+        }
         return 0;
+}
+
+int tool_compile(ToolContext *c, const char *output) {
+        return install_compile(c, output, false, NULL);
 }

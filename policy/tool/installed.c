@@ -22,10 +22,12 @@
 #include "device-policy.h"
 #include "fileio.h"
 #include "installed.h"
+#include "manifest-cache.h"
 #include "manifest.h"
 #include "model-build.h"
 #include "model.h"
 #include "policyset.h"
+#include "registration.h"
 
 #define MANIFEST_SUFFIX ".xml"
 
@@ -61,22 +63,33 @@ char *installed_origin_path(const ToolPaths *paths, const char *package) {
         return fileio_join(paths->origin_dir, package);
 }
 
-int installed_read_origin(const ToolPaths *paths, const char *package, char **ret) {
+int installed_read_registration(const ToolPaths *paths, const char *package, Registration *ret) {
         _cleanup_free_ char *path = installed_origin_path(paths, package);
         _cleanup_free_ char *text = NULL;
+        size_t size = 0;
         int r;
 
         if (!path)
                 return -ENOMEM;
-        r = fileio_read(path, &text, NULL);
+        r = fileio_read(path, &text, &size);
         if (r == -ENOENT) {
-                *ret = NULL;
+                *ret = (Registration) {};
                 return 0;
         }
         if (r < 0)
                 return r;
-        text[strcspn(text, "\r\n")] = '\0';
-        *ret = text[0] ? TAKE_PTR(text) : NULL;
+        r = registration_parse(text, size, ret);
+        return r == REGISTRATION_E_INVALID ? -EBADMSG : r;
+}
+
+int installed_read_origin(const ToolPaths *paths, const char *package, char **ret) {
+        Registration reg;
+        int r = installed_read_registration(paths, package, &reg);
+
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(reg.origin);
+        registration_clear(&reg);
         return 0;
 }
 
@@ -95,8 +108,10 @@ static int entry_package(const char *entry, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
-        DIR *dir = opendir(paths->manifest_dir);
+/* The entries of dir that entry_name() accepts, sorted; none when dir does not exist. */
+static int list_dir(const char *path, int (*entry_name)(const char *entry, char **ret),
+                    char ***ret, size_t *ret_n) {
+        DIR *dir = opendir(path);
         char **names = NULL;
         size_t n = 0;
         struct dirent *entry;
@@ -112,7 +127,7 @@ int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
         while ((entry = readdir(dir))) {
                 char *name;
 
-                r = entry_package(entry->d_name, &name);
+                r = entry_name(entry->d_name, &name);
                 if (r < 0)
                         break;
                 if (!name)
@@ -135,9 +150,46 @@ int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Diagnostics *diag) {
-        _cleanup_free_ char *path = installed_manifest_path(paths, name);
+/* The package from the cache when its files are as they were, else parsed (and cached). */
+static int load_package(const ToolPaths *paths, ManifestCache *cache, const char *name,
+                        const char *path, bool has_origin, Diagnostics *diag, Package **ret) {
+        _cleanup_free_ char *origin_path = installed_origin_path(paths, name);
         _cleanup_free_ char *origin = NULL;
+        FileKey manifest_key, origin_key = {};
+        DiagnosticsMark mark = diagnostics_mark(diag);
+        int r;
+
+        if (!origin_path)
+                return -ENOMEM;
+        r = file_key_of(path, &manifest_key);
+        if (r >= 0 && has_origin)
+                r = file_key_of(origin_path, &origin_key);
+        if (r >= 0)
+                r = manifest_cache_get(cache, name, &manifest_key, &origin_key, path, diag, ret);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        /* Listed once for all packages: most have no origin file to open. */
+        r = has_origin ? installed_read_origin(paths, name, &origin) : 0;
+        if (r == -EBADMSG) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, origin_path, 0, 0, "not an origin file "
+                                "(a first line with the origin, then \"Field: value\" lines "
+                                "as mssf-policy writes them)");
+                return INSTALLED_E_INVALID;
+        }
+        if (r < 0)
+                return r;
+        r = manifest_parse_file(path, name, origin, diag, ret);
+        if (r == MANIFEST_E_INVALID)
+                return INSTALLED_E_INVALID;
+        if (r < 0)
+                return r;
+        return manifest_cache_put(cache, name, &manifest_key, &origin_key, origin, *ret, diag,
+                                  &mark);
+}
+
+static int load_one(const ToolPaths *paths, PolicySet *set, ManifestCache *cache,
+                    const char *name, bool has_origin, Diagnostics *diag) {
+        _cleanup_free_ char *path = installed_manifest_path(paths, name);
         _cleanup_(package_freep) Package *package = NULL;
         int r;
 
@@ -149,13 +201,8 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Di
                                 name);
                 return INSTALLED_E_INVALID;
         }
-        r = installed_read_origin(paths, name, &origin);
-        if (r < 0)
-                return r;
-        r = manifest_parse_file(path, name, origin, diag, &package);
-        if (r == MANIFEST_E_INVALID)
-                return INSTALLED_E_INVALID;
-        if (r < 0)
+        r = load_package(paths, cache, name, path, has_origin, diag, &package);
+        if (r != 0)
                 return r;
         r = policy_set_add(set, package, diag);
         if (r > 0)
@@ -166,6 +213,23 @@ static int load_one(const ToolPaths *paths, PolicySet *set, const char *name, Di
         return 0;
 }
 
+int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
+        return list_dir(paths->manifest_dir, entry_package, ret, ret_n);
+}
+
+/* Every file in the origin directory but hidden and temporary ones. */
+static int entry_origin(const char *entry, char **ret) {
+        *ret = NULL;
+        if (entry[0] == '.' || strstr(entry, ".tmp-"))
+                return 0;
+        *ret = strdup(entry);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static bool sorted_contains(char *const *names, size_t n, const char *name) {
+        return n > 0 && bsearch(&name, names, n, sizeof(char *), compare_strings);
+}
+
 static void names_free(char **names, size_t n) {
         model_strv_free(names, n);
 }
@@ -173,8 +237,9 @@ static void names_free(char **names, size_t n) {
 int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, PolicySet **ret) {
         _cleanup_(device_policy_freep) DevicePolicy *device = NULL;
         _cleanup_(policy_set_freep) PolicySet *set = NULL;
-        char **names = NULL;
-        size_t n_names = 0;
+        _cleanup_(manifest_cache_freep) ManifestCache *cache = NULL;
+        char **names = NULL, **origins = NULL;
+        size_t n_names = 0, n_origins = 0;
         int r, result = 0;
 
         r = device_policy_load(paths->device_policy, diag, &device);
@@ -182,24 +247,30 @@ int installed_load(const ToolPaths *paths, const char *skip, Diagnostics *diag, 
                 return INSTALLED_E_INVALID;
         if (r < 0)
                 return r;
-        r = policy_set_new(TAKE_PTR(device), &set);
+        r = policy_set_new(device, &set);
         if (r < 0)
                 return r;
+        TAKE_PTR(device);
         r = installed_names(paths, &names, &n_names);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n_names; i++) {
+        if (r >= 0)
+                r = list_dir(paths->origin_dir, entry_origin, &origins, &n_origins);
+        if (r >= 0)
+                r = manifest_cache_load(paths, &cache);
+        for (size_t i = 0; r >= 0 && i < n_names; i++) {
                 if (skip && strcmp(names[i], skip) == 0)
                         continue;
-                r = load_one(paths, set, names[i], diag);
-                if (r < 0) {
-                        names_free(names, n_names);
-                        return r;
-                }
+                r = load_one(paths, set, cache, names[i],
+                             sorted_contains(origins, n_origins, names[i]), diag);
                 if (r > 0)
                         result = r;
         }
         names_free(names, n_names);
+        names_free(origins, n_origins);
+        if (r < 0)
+                return r;
+        /* Only a run holding the lock writes it; a failure costs a parse next time. */
+        if (paths->write_cache && result == 0)
+                (void) manifest_cache_save(cache, paths);
         if (result > 0)
                 return result;
         *ret = TAKE_PTR(set);

@@ -19,8 +19,16 @@ int installed_lock(const ToolPaths *paths, int *ret_fd);
 char *installed_manifest_path(const ToolPaths *paths, const char *package);
 char *installed_origin_path(const ToolPaths *paths, const char *package);
 
-/* The package's recorded origin: 0 and *ret (NULL when none recorded), or -errno. */
+/* The package's recorded origin: 0 and *ret (NULL when none or unknown), or -errno. */
 int installed_read_origin(const ToolPaths *paths, const char *package, char **ret);
+
+struct Registration;
+/*
+ * The whole origin file (registration.h): 0 and *ret (all NULL when there
+ * is none), or -errno; -EBADMSG when it is not an origin file.
+ */
+int installed_read_registration(const ToolPaths *paths, const char *package,
+                                struct Registration *ret);
 
 /* Names of the installed packages (NAME.xml in manifest_dir), sorted. */
 int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n);

@@ -14,13 +14,18 @@
  * keeps the journal until it succeeds, so a crash during recovery is
  * recovered by the next run.
  *
- * Format (text header, then the manifest's bytes verbatim):
- *     mssf-policy journal 1
+ * Format (text lines, each file's bytes verbatim after its size):
+ *     mssf-policy journal 2
  *     package NAME
- *     origin ORIGIN            ("origin -" when none)
+ *     origin-file SIZE         ("origin-file absent" when there was none)
+ *     <SIZE bytes>
  *     manifest SIZE            ("manifest absent" when not installed)
  *     <SIZE bytes>
+ * Version 1 (before origin files had more than the origin, see
+ * registration.h) had "origin ORIGIN" ("-" for none) instead of
+ * origin-file; it is still read.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -33,8 +38,10 @@
 #include "installed.h"
 #include "journal.h"
 #include "manifest.h"
+#include "registration.h"
 
-#define JOURNAL_MAGIC "mssf-policy journal 1"
+#define JOURNAL_MAGIC_1 "mssf-policy journal 1"
+#define JOURNAL_MAGIC "mssf-policy journal 2"
 
 char *journal_path(const ToolPaths *paths) {
         char *path = NULL;
@@ -44,34 +51,45 @@ char *journal_path(const ToolPaths *paths) {
         return path;
 }
 
+/* "KEY SIZE\n<bytes>" or "KEY absent\n" for path's content now. */
+static int format_file(FILE *f, const char *key, const char *path) {
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        int r = fileio_read(path, &data, &size);
+
+        if (r == -ENOENT) {
+                fprintf(f, "%s absent\n", key);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        fprintf(f, "%s %zu\n", key, size);
+        fwrite(data, 1, size, f);
+        return 0;
+}
+
 /* The journal's text for package's state on disk now. */
 static int journal_format(const ToolPaths *paths, const char *package, char **ret, size_t *ret_size) {
         _cleanup_free_ char *manifest_path = installed_manifest_path(paths, package);
-        _cleanup_free_ char *manifest = NULL, *origin = NULL, *text = NULL;
-        size_t manifest_size = 0, size = 0;
+        _cleanup_free_ char *origin_path = installed_origin_path(paths, package);
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
         FILE *f;
         int r;
 
-        if (!manifest_path)
+        if (!manifest_path || !origin_path)
                 return -ENOMEM;
-        r = fileio_read(manifest_path, &manifest, &manifest_size);
-        if (r < 0 && r != -ENOENT)
-                return r;
-        r = installed_read_origin(paths, package, &origin);
-        if (r < 0)
-                return r;
         f = open_memstream(&text, &size);
         if (!f)
                 return -ENOMEM;
-        fprintf(f, JOURNAL_MAGIC "\npackage %s\norigin %s\n", package, origin ? origin : "-");
-        if (manifest) {
-                fprintf(f, "manifest %zu\n", manifest_size);
-                fwrite(manifest, 1, manifest_size, f);
-        } else {
-                fprintf(f, "manifest absent\n");
-        }
-        if (fclose(f) != 0)
-                return -ENOMEM;
+        fprintf(f, JOURNAL_MAGIC "\npackage %s\n", package);
+        r = format_file(f, "origin-file", origin_path);
+        if (r >= 0)
+                r = format_file(f, "manifest", manifest_path);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(text);
         *ret_size = size;
         return 0;
@@ -103,6 +121,7 @@ Journal *journal_free(Journal *journal) {
                 return NULL;
         free(journal->package);
         free(journal->origin);
+        free(journal->origin_file);
         free(journal->manifest_data);
         free(journal);
         return NULL;
@@ -124,43 +143,90 @@ static int take_field(const char **p, const char *end, const char *key, char **r
         return 0;
 }
 
+/* After "KEY SIZE\n" (size in sizestr): the SIZE bytes at *p, or NULL for "absent". */
+static int take_bytes(const char **p, const char *end, const char *sizestr, char **ret,
+                      size_t *ret_size) {
+        unsigned long long n;
+        char *tail = NULL;
+
+        *ret = NULL;
+        *ret_size = 0;
+        if (strcmp(sizestr, "absent") == 0)
+                return 0;
+        errno = 0;
+        n = strtoull(sizestr, &tail, 10);
+        if (errno != 0 || *tail != '\0' || !isdigit((unsigned char) sizestr[0]) ||
+            n > (unsigned long long) (end - *p))
+                return JOURNAL_E_CORRUPT;
+        *ret = malloc((size_t) n + 1);
+        if (!*ret)
+                return -ENOMEM;
+        memcpy(*ret, *p, (size_t) n);
+        (*ret)[n] = '\0';
+        *ret_size = (size_t) n;
+        *p += n;
+        return 0;
+}
+
+/* Version 2's origin file, whose first line is the origin. */
+static int take_origin_file(Journal *j, const char **p, const char *end) {
+        _cleanup_free_ char *sizestr = NULL;
+        Registration reg;
+        size_t size;
+        int r;
+
+        r = take_field(p, end, "origin-file", &sizestr);
+        if (r == 0)
+                r = take_bytes(p, end, sizestr, &j->origin_file, &size);
+        if (r != 0 || !j->origin_file)
+                return r;
+        r = registration_parse(j->origin_file, size, &reg);
+        if (r == REGISTRATION_E_INVALID)
+                return JOURNAL_E_CORRUPT;
+        if (r < 0)
+                return r;
+        j->origin = TAKE_PTR(reg.origin);
+        registration_clear(&reg);
+        return 0;
+}
+
+/* Version 1's "origin ORIGIN" line. */
+static int take_origin_line(Journal *j, const char **p, const char *end) {
+        int r = take_field(p, end, "origin", &j->origin);
+
+        if (r == 0 && strcmp(j->origin, "-") == 0) {
+                free(j->origin);
+                j->origin = NULL;
+        }
+        return r;
+}
+
 static int parse_into(const char *text, size_t size, Journal *j) {
         const char *p = text, *end = text + size;
         _cleanup_free_ char *manifest = NULL;
         size_t magic_len = strlen(JOURNAL_MAGIC);
-        char *tail = NULL;
-        unsigned long long n;
+        bool v1;
         int r;
 
-        if (size <= magic_len || memcmp(text, JOURNAL_MAGIC "\n", magic_len + 1) != 0)
+        if (size <= magic_len)
+                return JOURNAL_E_CORRUPT;
+        v1 = memcmp(text, JOURNAL_MAGIC_1 "\n", magic_len + 1) == 0;
+        if (!v1 && memcmp(text, JOURNAL_MAGIC "\n", magic_len + 1) != 0)
                 return JOURNAL_E_CORRUPT;
         p += magic_len + 1;
         r = take_field(&p, end, "package", &j->package);
         if (r == 0)
-                r = take_field(&p, end, "origin", &j->origin);
+                r = v1 ? take_origin_line(j, &p, end) : take_origin_file(j, &p, end);
         if (r == 0)
                 r = take_field(&p, end, "manifest", &manifest);
         if (r != 0)
                 return r;
         if (!manifest_valid_package_label(j->package))
                 return JOURNAL_E_CORRUPT;
-        if (strcmp(j->origin, "-") == 0) {
-                free(j->origin);
-                j->origin = NULL;
-        }
-        if (strcmp(manifest, "absent") == 0)
-                return p == end ? 0 : JOURNAL_E_CORRUPT;
-        errno = 0;
-        n = strtoull(manifest, &tail, 10);
-        if (errno != 0 || *tail != '\0' || n != (unsigned long long) (end - p))
-                return JOURNAL_E_CORRUPT;
-        j->manifest_data = malloc((size_t) n + 1);
-        if (!j->manifest_data)
-                return -ENOMEM;
-        memcpy(j->manifest_data, p, (size_t) n);
-        j->manifest_data[n] = '\0';
-        j->manifest_size = (size_t) n;
-        return 0;
+        r = take_bytes(&p, end, manifest, &j->manifest_data, &j->manifest_size);
+        if (r != 0)
+                return r;
+        return p == end ? 0 : JOURNAL_E_CORRUPT;
 }
 
 int journal_parse(const char *text, size_t size, Journal **ret) {

@@ -13,7 +13,8 @@ enum {
 /* What package's installed state was before the interrupted change. */
 typedef struct Journal {
         char *package;
-        char *origin;                   /* (nullable) */
+        char *origin;                   /* (nullable) the origin file's origin */
+        char *origin_file;              /* (nullable) the whole origin file, if there was one */
         char *manifest_data;            /* (nullable) not installed before */
         size_t manifest_size;
 } Journal;

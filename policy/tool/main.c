@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apt-hook.h"
 #include "device-policy.h"
+#include "dpkg.h"
 #include "manifest.h"
 #include "model.h"
 #include "operations.h"
+#include "scaffold.h"
 
 #define EXIT_USAGE 2
 
@@ -32,6 +35,10 @@ enum {
         OPT_INTERFACE,
         OPT_MEMBER,
         OPT_SIGNAL,
+        OPT_XML,                        /* scaffold and check (scaffold.c) */
+        OPT_ADDRESS,
+        OPT_NAME,
+        OPT_TOKEN,
         OPT_HELP,
 };
 
@@ -40,6 +47,7 @@ typedef struct Arguments {
         const char *origin;
         const char *output;
         ExplainQuery query;
+        ScaffoldArgs scaffold;          /* its destination is query.destination */
         char **positional;
         int n_positional;
 } Arguments;
@@ -55,9 +63,16 @@ static const char usage_text[] =
         "  dump                                    the compiled policy as text\n"
         "  explain --label L --dest NAME [--path P] [--interface I] --member M [--signal]\n"
         "                                          would the bus allow it, and which rule decides\n"
+        "  scaffold (--xml FILE... | --dest NAME [--address ADDR]) --name BUSNAME --token TOKEN\n"
+        "                                          a manifest from a service's introspection data\n"
+        "  check MANIFEST (--xml FILE... | --dest NAME [--address ADDR]) [--name BUSNAME]\n"
+        "                                          what the service offers that MANIFEST does not cover\n"
+        "  dpkg configure|remove|purge PACKAGE     maintainer scripts (dh_mssf); dpkg triggered\n"
+        "  apt-hook                                apt's DPkg::Pre-Install-Pkgs (version 3 on stdin)\n"
         "options of every command: --root DIR, --manifest-dir DIR, --origin-dir DIR,\n"
         "  --policy-db FILE, --rules-dir DIR, --device-policy FILE, --lock-file FILE,\n"
-        "  --smackfs DIR, --no-kernel, --no-reload (see docs/mssf-policy.md)\n";
+        "  --smackfs DIR, --aegis-dir DIR, --apt-origin-dir DIR, --repositories FILE,\n"
+        "  --no-kernel, --no-reload (see docs/mssf-policy.md)\n";
 
 static int usage_error(const char *message) {
         if (message)
@@ -83,13 +98,17 @@ static void options_table(struct option *options) {
         options[n++] = (struct option) { "interface", required_argument, NULL, OPT_INTERFACE };
         options[n++] = (struct option) { "member", required_argument, NULL, OPT_MEMBER };
         options[n++] = (struct option) { "signal", no_argument, NULL, OPT_SIGNAL };
+        options[n++] = (struct option) { "xml", required_argument, NULL, OPT_XML };
+        options[n++] = (struct option) { "address", required_argument, NULL, OPT_ADDRESS };
+        options[n++] = (struct option) { "name", required_argument, NULL, OPT_NAME };
+        options[n++] = (struct option) { "token", required_argument, NULL, OPT_TOKEN };
         options[n++] = (struct option) { "help", no_argument, NULL, OPT_HELP };
         options[n] = (struct option) {};
 }
 
 /* 0, EXIT_USAGE after a message, or -1 for --help. */
 static int parse_options(int argc, char **argv, Arguments *args) {
-        struct option options[_TOOL_PATH_MAX + 16];
+        struct option options[_TOOL_PATH_MAX + 20];
         int option;
 
         options_table(options);
@@ -111,6 +130,10 @@ static int parse_options(int argc, char **argv, Arguments *args) {
                 case OPT_INTERFACE: args->query.interface = optarg; break;
                 case OPT_MEMBER: args->query.member = optarg; break;
                 case OPT_SIGNAL: args->query.signal = 1; break;
+                case OPT_XML: args->scaffold.xml[args->scaffold.n_xml++] = optarg; break;
+                case OPT_ADDRESS: args->scaffold.address = optarg; break;
+                case OPT_NAME: args->scaffold.name = optarg; break;
+                case OPT_TOKEN: args->scaffold.token = optarg; break;
                 case OPT_HELP: return -1;
                 default: return usage_error(NULL);
                 }
@@ -138,6 +161,11 @@ static int run_check(ToolContext *c, const Arguments *args) {
 
         if (args->n_positional < 1)
                 return usage_error("check needs at least one MANIFEST");
+        if (args->scaffold.n_xml > 0 || args->scaffold.destination) {
+                if (args->n_positional != 1)
+                        return usage_error("check --xml/--dest takes one MANIFEST");
+                return tool_check_coverage(c, args->positional[0], &args->scaffold);
+        }
         r = device_policy_load(c->paths.device_policy, c->diag, &device);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
@@ -160,6 +188,17 @@ static int run_explain(ToolContext *c, const Arguments *args) {
         if (!args->query.label || !args->query.destination || !args->query.member)
                 return usage_error("explain needs --label, --dest and --member");
         return tool_explain(c, &args->query);
+}
+
+static int run_dpkg(ToolContext *c, const Arguments *args) {
+        const char *action = args->n_positional > 0 ? args->positional[0] : "";
+        bool triggered = strcmp(action, "triggered") == 0;
+        int r;
+
+        if (args->n_positional != (triggered ? 1 : 2))
+                return usage_error("dpkg needs configure|remove|purge PACKAGE, or triggered");
+        r = tool_dpkg(c, action, triggered ? NULL : args->positional[1]);
+        return r == -EINVAL ? usage_error("dpkg: unknown action") : r;
 }
 
 static int run_command(ToolContext *c, const char *command, const Arguments *args) {
@@ -190,6 +229,16 @@ static int run_command(ToolContext *c, const char *command, const Arguments *arg
         }
         if (strcmp(command, "explain") == 0)
                 return run_explain(c, args);
+        if (strcmp(command, "scaffold") == 0) {
+                r = want_positional(args, 0, "scaffold takes options only");
+                return r != 0 ? r : tool_scaffold(c, &args->scaffold);
+        }
+        if (strcmp(command, "dpkg") == 0)
+                return run_dpkg(c, args);
+        if (strcmp(command, "apt-hook") == 0) {
+                r = want_positional(args, 0, "apt-hook reads apt's package list on stdin");
+                return r != 0 ? r : tool_apt_hook(c, stdin);
+        }
         return usage_error("unknown command");
 }
 
@@ -198,14 +247,19 @@ static bool options_fit(const char *command, const Arguments *args) {
         bool install = strcmp(command, "install") == 0;
         bool compile = strcmp(command, "compile") == 0;
         bool explain = strcmp(command, "explain") == 0;
+        bool scaffold = strcmp(command, "scaffold") == 0 || strcmp(command, "check") == 0;
         const ExplainQuery *q = &args->query;
+        const ScaffoldArgs *s = &args->scaffold;
 
         if (args->origin && !install)
                 return false;
         if (args->output && !compile)
                 return false;
-        return explain || !(q->label || q->destination || q->path || q->interface || q->member ||
-                            q->signal);
+        if ((s->n_xml > 0 || s->address || s->name || s->token) && !scaffold)
+                return false;
+        if (q->destination && !explain && !scaffold)
+                return false;
+        return explain || !(q->label || q->path || q->interface || q->member || q->signal);
 }
 
 static int exit_code(int r, const char *command) {
@@ -217,6 +271,7 @@ static int exit_code(int r, const char *command) {
 
 int main(int argc, char **argv) {
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        _cleanup_free_ const char **xml_files = NULL;
         Arguments args = {};
         ToolContext context = { .out = stdout, .err = stderr };
         const char *command;
@@ -229,6 +284,11 @@ int main(int argc, char **argv) {
                 fputs(usage_text, stdout);
                 return 0;
         }
+        /* --xml may be given at most once per word of the command line. */
+        xml_files = calloc((size_t) argc, sizeof(char *));
+        if (!xml_files)
+                return exit_code(-ENOMEM, command);
+        args.scaffold.xml = xml_files;
         r = parse_options(argc - 1, argv + 1, &args);
         if (r < 0) {
                 fputs(usage_text, stdout);
@@ -241,6 +301,7 @@ int main(int argc, char **argv) {
         if (diagnostics_new(&diag) < 0 || tool_paths_init(&context.paths, &args.paths) < 0)
                 return exit_code(-ENOMEM, command);
         context.diag = diag;
+        args.scaffold.destination = args.query.destination;
         r = run_command(&context, command, &args);
         print_diagnostics(diag);
         tool_paths_deinit(&context.paths);

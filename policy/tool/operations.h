@@ -1,6 +1,7 @@
 /* The mssf-policy operations: install, remove, compile, list, dump, explain. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "diagnostic.h"
@@ -22,6 +23,14 @@ typedef struct ToolContext {
         Diagnostics *diag;              /* manifest problems, with file:line:column */
         FILE *out;                      /* what the user reads */
         FILE *err;                      /* notes and warnings */
+        /*
+         * dpkg's configure and remove steps (dpkg.c): labels, rule files and
+         * kernel rules change at once, but policy.db and the bus reload are
+         * left to the trigger that batches a dpkg run. policy_db_stale says
+         * a committed change left policy.db behind.
+         */
+        bool defer_policy_db;
+        bool policy_db_stale;
 } ToolContext;
 
 int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin);

@@ -114,17 +114,17 @@ static int add_service_reach(SmackRules *rules, const char *subject, const Packa
 
 static int add_grant_for_subject(const char *subject, void *userdata) {
         const GrantContext *c = userdata;
+        const Package *const *services;
+        size_t n_services;
         int r;
 
         r = smack_rules_add(c->rules, subject, c->token, SMACK_ACCESS_WRITE);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < c->set->n_packages; i++) {
-                const Package *service = c->set->packages[i];
-
-                if (!package_serves_token(service, c->token))
-                        continue;
-                r = add_service_reach(c->rules, subject, service);
+        /* The set's index: every package for which package_serves_token() holds. */
+        policy_set_token_servers(c->set, c->token, &services, &n_services);
+        for (size_t i = 0; i < n_services; i++) {
+                r = add_service_reach(c->rules, subject, services[i]);
                 if (r < 0)
                         return r;
         }

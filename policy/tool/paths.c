@@ -22,13 +22,16 @@ static const struct {
         const char *env;
         const char *default_path;
 } path_table[_TOOL_PATH_MAX] = {
-        [TOOL_PATH_MANIFEST_DIR] = { "manifest-dir", "MSSF_MANIFEST_DIR", "/usr/share/mssf/manifests" },
+        [TOOL_PATH_MANIFEST_DIR] = { "manifest-dir", "MSSF_MANIFEST_DIR", "/var/lib/mssf/manifests" },
         [TOOL_PATH_ORIGIN_DIR] = { "origin-dir", "MSSF_ORIGIN_DIR", "/var/lib/mssf/origins" },
         [TOOL_PATH_POLICY_DB] = { "policy-db", "MSSF_POLICY_DB", "/var/lib/mssf/policy.db" },
         [TOOL_PATH_RULES_DIR] = { "rules-dir", "MSSF_RULES_DIR", "/etc/smack/accesses.d" },
         [TOOL_PATH_DEVICE_POLICY] = { "device-policy", "MSSF_DEVICE_POLICY", "/etc/mssf/device-policy.conf" },
         [TOOL_PATH_LOCK_FILE] = { "lock-file", "MSSF_LOCK_FILE", "/var/lib/mssf/lock" },
         [TOOL_PATH_SMACKFS] = { "smackfs", "MSSF_SMACKFS", SMACKFS_DEFAULT },
+        [TOOL_PATH_AEGIS_DIR] = { "aegis-dir", "MSSF_AEGIS_DIR", "/usr/share/mssf/aegis" },
+        [TOOL_PATH_APT_ORIGIN_DIR] = { "apt-origin-dir", "MSSF_APT_ORIGIN_DIR", "/var/lib/mssf/apt-origins" },
+        [TOOL_PATH_REPOSITORIES] = { "repositories", "MSSF_REPOSITORIES", "/etc/mssf/repositories.conf" },
 };
 
 const char *tool_path_option(ToolPathKind kind) {
@@ -99,6 +102,12 @@ int tool_paths_init(ToolPaths *paths, const ToolPathOptions *options) {
         if (r >= 0)
                 r = path_for(options, paths->root, TOOL_PATH_LOCK_FILE, &paths->lock_file);
         if (r >= 0)
+                r = path_for(options, paths->root, TOOL_PATH_AEGIS_DIR, &paths->aegis_dir);
+        if (r >= 0)
+                r = path_for(options, paths->root, TOOL_PATH_APT_ORIGIN_DIR, &paths->apt_origin_dir);
+        if (r >= 0)
+                r = path_for(options, paths->root, TOOL_PATH_REPOSITORIES, &paths->repositories);
+        if (r >= 0)
                 r = smackfs_for(paths, options);
         if (r >= 0) {
                 /* Without its trailing slashes: "/img/" + "/usr/bin/x" = "/img/usr/bin/x". */
@@ -127,6 +136,9 @@ void tool_paths_deinit(ToolPaths *paths) {
         free(paths->rules_dir);
         free(paths->device_policy);
         free(paths->lock_file);
+        free(paths->aegis_dir);
+        free(paths->apt_origin_dir);
+        free(paths->repositories);
         free(paths->smackfs);
         free(paths->file_root);
         *paths = (ToolPaths) {};

@@ -12,12 +12,15 @@
  */
 typedef struct ToolPaths {
         char *root;                     /* (nullable) --root / MSSF_ROOT */
-        char *manifest_dir;             /* /usr/share/mssf/manifests */
+        char *manifest_dir;             /* /var/lib/mssf/manifests */
         char *origin_dir;               /* /var/lib/mssf/origins */
         char *policy_db;                /* /var/lib/mssf/policy.db */
         char *rules_dir;                /* /etc/smack/accesses.d */
         char *device_policy;            /* /etc/mssf/device-policy.conf */
         char *lock_file;                /* /var/lib/mssf/lock */
+        char *aegis_dir;                /* /usr/share/mssf/aegis: what packages ship */
+        char *apt_origin_dir;           /* /var/lib/mssf/apt-origins: what apt verified */
+        char *repositories;             /* /etc/mssf/repositories.conf */
         /* (nullable) smackfs to load rules into: NULL = leave the kernel
          * alone (under --root, or when smackfs is not mounted). */
         char *smackfs;
@@ -25,6 +28,8 @@ typedef struct ToolPaths {
          * (root, or "" for /). */
         char *file_root;
         bool reload_bus;                /* ask the system bus to reload */
+        /* The lock is held: the cache of parsed manifests may be written. */
+        bool write_cache;
 } ToolPaths;
 
 typedef enum ToolPathKind {
@@ -35,6 +40,9 @@ typedef enum ToolPathKind {
         TOOL_PATH_DEVICE_POLICY,
         TOOL_PATH_LOCK_FILE,
         TOOL_PATH_SMACKFS,
+        TOOL_PATH_AEGIS_DIR,
+        TOOL_PATH_APT_ORIGIN_DIR,
+        TOOL_PATH_REPOSITORIES,
         _TOOL_PATH_MAX,
 } ToolPathKind;
 

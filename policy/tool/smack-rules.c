@@ -8,7 +8,9 @@
  * kernel's listing combines by replacement (smack_rules_set), because a
  * load2 write sets the pair's access. Labels are checked against what the
  * kernel accepts before they reach a file, so a file we wrote always loads.
- * The sets are small (hundreds of rules), so lookups are linear.
+ * The union of a device's rule store has tens of thousands of pairs, so
+ * pairs are found through a hash index (open addressing, at most half
+ * full), rebuilt when the array is sorted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "smack-rules.h"
+#include "strmap.h"
 
 static const char access_letters[] = "rwxatlb";
 
@@ -36,6 +39,7 @@ SmackRules *smack_rules_free(SmackRules *rules) {
                 free(rules->rules[i].object);
         }
         free(rules->rules);
+        free(rules->slots);
         free(rules);
         return NULL;
 }
@@ -54,12 +58,51 @@ bool smack_label_valid(const char *s) {
         return true;
 }
 
-const SmackRule *smack_rules_find(const SmackRules *rules, const char *subject, const char *object) {
-        for (size_t i = 0; i < rules->n_rules; i++)
-                if (strcmp(rules->rules[i].subject, subject) == 0 &&
-                    strcmp(rules->rules[i].object, object) == 0)
-                        return &rules->rules[i];
+static uint64_t pair_hash(const char *subject, const char *object) {
+        return strmap_hash_more(strmap_hash(subject), object);
+}
+
+/* The slot holding the pair, or the free slot where it would go; NULL without a table. */
+static size_t *pair_slot(const SmackRules *rules, const char *subject, const char *object) {
+        uint64_t hash = pair_hash(subject, object);
+
+        for (size_t i = 0; i < rules->n_slots; i++) {
+                size_t *slot = &rules->slots[strmap_probe(hash, i, rules->n_slots)];
+                const SmackRule *rule;
+
+                if (*slot == 0)
+                        return slot;
+                rule = &rules->rules[*slot - 1];
+                if (strcmp(rule->subject, subject) == 0 && strcmp(rule->object, object) == 0)
+                        return slot;
+        }
         return NULL;
+}
+
+static void index_fill(SmackRules *rules) {
+        memset(rules->slots, 0, rules->n_slots * sizeof(size_t));
+        for (size_t i = 0; i < rules->n_rules; i++)
+                *pair_slot(rules, rules->rules[i].subject, rules->rules[i].object) = i + 1;
+}
+
+/* Twice the table, for one more rule. */
+static int index_grow(SmackRules *rules) {
+        size_t n = rules->n_slots ? rules->n_slots * 2 : 32;
+        size_t *slots = calloc(n, sizeof(size_t));
+
+        if (!slots)
+                return -ENOMEM;
+        free(rules->slots);
+        rules->slots = slots;
+        rules->n_slots = n;
+        index_fill(rules);
+        return 0;
+}
+
+const SmackRule *smack_rules_find(const SmackRules *rules, const char *subject, const char *object) {
+        const size_t *slot = pair_slot(rules, subject, object);
+
+        return slot && *slot ? &rules->rules[*slot - 1] : NULL;
 }
 
 unsigned smack_rules_get(const SmackRules *rules, const char *subject, const char *object) {
@@ -68,13 +111,12 @@ unsigned smack_rules_get(const SmackRules *rules, const char *subject, const cha
         return rule ? rule->access : 0;
 }
 
-static int rules_update(SmackRules *rules, const char *subject, const char *object,
-                        unsigned access, bool replace) {
+/* subject and object are valid labels (checked by the caller). */
+static int rules_update_valid(SmackRules *rules, const char *subject, const char *object,
+                              unsigned access, bool replace) {
         SmackRule *rule = (SmackRule *) smack_rules_find(rules, subject, object);
         _cleanup_free_ char *subject_copy = NULL, *object_copy = NULL;
 
-        if (!smack_label_valid(subject) || !smack_label_valid(object))
-                return -EINVAL;
         if (rule) {
                 rule->access = replace ? access : (rule->access | access);
                 return 0;
@@ -88,6 +130,12 @@ static int rules_update(SmackRules *rules, const char *subject, const char *obje
                 rules->rules = bigger;
                 rules->n_allocated = grow;
         }
+        if ((rules->n_rules + 1) * 2 > rules->n_slots) {
+                int r = index_grow(rules);
+
+                if (r < 0)
+                        return r;
+        }
         subject_copy = strdup(subject);
         object_copy = strdup(object);
         if (!subject_copy || !object_copy)
@@ -97,7 +145,15 @@ static int rules_update(SmackRules *rules, const char *subject, const char *obje
                 .object = TAKE_PTR(object_copy),
                 .access = access,
         };
+        *pair_slot(rules, subject, object) = rules->n_rules;
         return 0;
+}
+
+static int rules_update(SmackRules *rules, const char *subject, const char *object,
+                        unsigned access, bool replace) {
+        if (!smack_label_valid(subject) || !smack_label_valid(object))
+                return -EINVAL;
+        return rules_update_valid(rules, subject, object, access, replace);
 }
 
 int smack_rules_add(SmackRules *rules, const char *subject, const char *object, unsigned access) {
@@ -111,7 +167,8 @@ int smack_rules_set(SmackRules *rules, const char *subject, const char *object, 
 int smack_rules_merge(SmackRules *rules, const SmackRules *other) {
         for (size_t i = 0; i < other->n_rules; i++) {
                 const SmackRule *rule = &other->rules[i];
-                int r = smack_rules_add(rules, rule->subject, rule->object, rule->access);
+                /* Every label in a set was checked when it entered it. */
+                int r = rules_update_valid(rules, rule->subject, rule->object, rule->access, false);
 
                 if (r < 0)
                         return r;
@@ -127,8 +184,10 @@ static int rule_compare(const void *a, const void *b) {
 }
 
 void smack_rules_sort(SmackRules *rules) {
-        if (rules->n_rules > 1)
-                qsort(rules->rules, rules->n_rules, sizeof(SmackRule), rule_compare);
+        if (rules->n_rules < 2)
+                return;
+        qsort(rules->rules, rules->n_rules, sizeof(SmackRule), rule_compare);
+        index_fill(rules);
 }
 
 int smack_access_parse(const char *s, unsigned *ret) {
@@ -183,7 +242,7 @@ static int parse_line(SmackRules *rules, char *line, bool replace) {
         r = smack_access_parse(fields[2], &access);
         if (r != 0)
                 return r;
-        r = rules_update(rules, fields[0], fields[1], access, replace);
+        r = rules_update_valid(rules, fields[0], fields[1], access, replace);
         return r < 0 ? r : 0;
 }
 

@@ -35,6 +35,9 @@ typedef struct SmackRules {
         SmackRule *rules;
         size_t n_rules;
         size_t n_allocated;
+        /* (owned) hash index of the pairs: rule index + 1, 0 = free slot. */
+        size_t *slots;
+        size_t n_slots;                         /* 0 or a power of two */
 } SmackRules;
 
 int smack_rules_new(SmackRules **ret);

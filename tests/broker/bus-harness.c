@@ -164,6 +164,23 @@ uint32_t client_call(Harness *h, Client *c, const char *destination, const char 
         return serial;
 }
 
+uint32_t client_signal(Harness *h, Client *c, const char *path, const char *interface, const char *member,
+                       const char *signature, ...) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *m = NULL;
+        uint32_t serial = c->serial++;
+        va_list ap;
+
+        assert_int_equal(message_new_signal(NULL, path, interface, member, &b), 0);
+        assert_int_equal(message_builder_set_serial(b, serial), 0);
+        va_start(ap, signature);
+        assert_int_equal(client_append_args(b, signature, ap), 0);
+        va_end(ap);
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        client_send(h, c, m, NULL, 0);
+        return serial;
+}
+
 void client_send(Harness *h, Client *c, Message *m, const int *fds, size_t n_fds) {
         union {
                 struct cmsghdr align;

@@ -33,6 +33,9 @@ void client_close(Client *c);
 /* Builds and sends a method call; returns its serial. */
 uint32_t client_call(Harness *h, Client *c, const char *destination, const char *path,
                      const char *interface, const char *member, const char *signature, ...);
+/* Builds and sends a broadcast signal (basic arguments only); returns its serial. */
+uint32_t client_signal(Harness *h, Client *c, const char *path, const char *interface, const char *member,
+                       const char *signature, ...);
 /* Sends a finished message. */
 void client_send(Harness *h, Client *c, Message *m, const int *fds, size_t n_fds);
 /* The next message for c, or NULL if nothing arrived after pumping. */

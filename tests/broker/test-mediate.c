@@ -179,9 +179,10 @@ static void test_denial_reaches_sender(void **state) {
 }
 
 /*
- * A monitor's copy passes the seam too (MEDIATE_ROUTE_MONITOR), once the
- * message was allowed for its recipient: a denied call is copied to no
- * one, and a copy the seam refuses is not queued.
+ * A monitor's copy passes the seam too (MEDIATE_ROUTE_MONITOR), judged
+ * on its own: taken before the recipient's verdict (as dbus-daemon
+ * captures), so a call denied for its recipient is still observed, and a
+ * copy the seam refuses is not queued.
  */
 static void test_monitor_route(void **state) {
         Harness h;
@@ -221,7 +222,7 @@ static void test_monitor_route(void **state) {
         serial = client_call(&h, &a, b.unique_name, "/", "org.example.M", "Forbidden", "");
         error = client_wait_reply(&h, &a, serial);
         assert_non_null(error);
-        assert_int_equal(count("Forbidden", MEDIATE_ROUTE_MONITOR, peer_of(&h, &monitor)), 0);
+        assert_int_equal(count("Forbidden", MEDIATE_ROUTE_MONITOR, peer_of(&h, &monitor)), 1);
         /* The seam refuses the monitor's copy of Hidden only: b still gets it. */
         deny_member = NULL;
         deny_monitor_member = "Hidden";
@@ -250,7 +251,7 @@ static void test_monitor_route(void **state) {
 static void test_own_and_connect_seams(void **state) {
         Harness h;
         Client a, b;
-        _cleanup_(message_unrefp) Message *denied = NULL, *granted = NULL, *refused = NULL;
+        _cleanup_(message_unrefp) Message *denied = NULL, *granted = NULL;
         const char *text;
         uint32_t serial, reply;
 
@@ -269,13 +270,10 @@ static void test_own_and_connect_seams(void **state) {
         assert_int_equal(message_read(granted, "u", &reply), 0);
         assert_int_equal(reply, 1);
 
+        /* A connection the seam refuses is closed once it authenticated, as dbus-daemon closes it. */
         deny_connect = true;
         client_connect(&h, &b, false, false);
-        serial = client_call(&h, &b, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                             "Hello", "");
-        refused = client_wait_reply(&h, &b, serial);
-        assert_non_null(refused);
-        assert_string_equal(message_get_error_name(refused), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_true(client_is_disconnected(&h, &b));
         deny_connect = false;
         client_close(&a);
         client_close(&b);

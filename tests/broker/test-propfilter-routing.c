@@ -600,19 +600,22 @@ static void test_observers_need_signal_tokens(void **state) {
 }
 
 /*
- * Denied messages are copied to no one: a call the manifest does not
- * declare reaches neither the service nor the monitor nor an
- * eavesdropper (nor does the caller's AccessDenied: tests/security,
- * test-observer-routing).
+ * Denied messages are copied to no one under MSSF mediation (a compiled
+ * policy, here without Smack): a call the manifest does not declare
+ * reaches neither the service nor the monitor nor an eavesdropper (nor
+ * does the caller's AccessDenied: tests/security, test-observer-routing).
+ * Issue 17's rule, failing closed; without any policy monitors see both,
+ * as dbus-daemon's do (dbus-tests /monitor/forbidden*, tests/bus).
  */
 static void test_denied_not_observed(void **state) {
         Fixture *f = *state;
         _cleanup_(message_unrefp) Message *error = NULL, *seen = NULL, *spied = NULL, *none = NULL,
-                                          *allowed = NULL, *call = NULL;
-        Client monitor, spy;
+                                          *allowed = NULL, *call = NULL, *refusal = NULL;
+        Client monitor, spy, errors;
         uint32_t serial;
 
         become_monitor(&f->h, &monitor, "type='method_call',interface='org.mssf.Test.Sig'");
+        become_monitor(&f->h, &errors, "type='error'");
         client_connect(&f->h, &spy, false, true);
         client_add_match(&f->h, &spy, "eavesdrop='true',type='method_call',interface='org.mssf.Test.Sig'");
         serial = client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Undeclared", "");
@@ -625,6 +628,9 @@ static void test_denied_not_observed(void **state) {
         assert_null(spied);
         none = recv_not_driver(&f->h, &f->service);
         assert_null(none);
+        refusal = recv_not_driver(&f->h, &errors);
+        assert_null(refusal);
+        client_close(&errors);
 
         /* The declared Call passes, and both observers see it. */
         client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Call", "");

@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import tempfile
@@ -288,6 +289,47 @@ class Bus:
         self.raw_connections.append(conn)
         if connect:
             conn.connect(unix_fd)
+        return conn
+
+    def raw_as(self, uid, gid=None, groups=(), connect=True, timeout=5.0):
+        """A raw connection whose kernel credentials are uid, gid and the
+        supplementary groups (which need not be what NSS says): a child
+        takes them, connects the socket and hands it over (SO_PEERCRED is
+        fixed at connect()); this process speaks SASL and D-Bus on it."""
+        if os.getuid() != 0:
+            raise Skip('needs root to connect as another user')
+        os.chmod(self.dir, 0o755)
+        path = rawdbus.parse_address(self.address)
+        there, here = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                here.close()
+                os.setgroups(list(groups))
+                os.setgid(uid if gid is None else gid)
+                os.setuid(uid)
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(path)
+                socket.send_fds(there, [b'x'], [sock.fileno()])
+            finally:
+                os._exit(0)
+        there.close()
+        try:
+            _, fds, _, _ = socket.recv_fds(here, 1, 1)
+        finally:
+            here.close()
+            os.waitpid(pid, 0)
+        if not fds:
+            raise AssertionError('the child could not connect as uid %d'
+                                 % uid)
+        conn = rawdbus.RawConnection(None, timeout,
+                                     sock=socket.socket(fileno=fds[0]))
+        self.raw_connections.append(conn)
+        if connect:
+            conn.authenticate(uid=uid)
+            reply = conn.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                              'org.freedesktop.DBus', 'Hello')
+            conn.unique_name = rawdbus.check_reply(reply).body[0]
         return conn
 
     def pyclient(self):

@@ -282,10 +282,14 @@ class Disconnected(Exception):
 class RawConnection:
     """One socket to the bus. Nothing is sent unless a method says so."""
 
-    def __init__(self, address, timeout=5.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    def __init__(self, address, timeout=5.0, sock=None):
+        """sock: a socket connected already (address is then unused)."""
+        if sock is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            sock.connect(parse_address(address))
+        self.sock = sock
         self.sock.settimeout(timeout)
-        self.sock.connect(parse_address(address))
         self.timeout = timeout
         self.inbuf = bytearray()
         self.infds = []

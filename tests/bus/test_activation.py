@@ -99,6 +99,33 @@ def test_activation_child_exited(bus):
     assert error_name(reply) == 'org.freedesktop.DBus.Error.Spawn.ChildExited'
 
 
+def test_daemonizing_service_exit_0(bus):
+    """A service that "daemonizes" (its process exits 0 while a child
+    takes the name) has not failed: dbus-daemon waits for the name (and
+    dbus-tests' /activation/forking starts one ten times)."""
+    service = os.path.join(HERE, 'service.py')
+    bus.add_service_file('org.mssf.Forking', [
+        '/bin/sh', '-c', '"(sleep 0.3; exec %s %s - org.mssf.Forking) &"'
+        % (PYTHON, service)])
+    a = bus.raw()
+    check_reply(a.bus_call('ReloadConfig'))
+    reply = check_reply(a.call('org.mssf.Forking', TPATH, TIFACE, 'Echo', 's',
+                               ['forked'], timeout=15))
+    assert reply.body == ['forked'], reply
+    # It leaves (no reply) so that nothing outlives the bus.
+    a.call('org.mssf.Forking', TPATH, TIFACE, 'Exit', timeout=3)
+
+
+@config(extra_config='  <servicehelper>/usr/lib/dbus-1.0/dbus-daemon-launch-helper'
+        '</servicehelper>\n')
+def test_update_activation_environment_refused_with_servicehelper(bus):
+    """dbus-daemon refuses UpdateActivationEnvironment on a bus that starts
+    services through the setuid helper (the system bus), even to root."""
+    a = bus.raw()
+    reply = a.bus_call('UpdateActivationEnvironment', 'a{ss}', [{'A': 'b'}])
+    assert error_name(reply) == 'org.freedesktop.DBus.Error.AccessDenied'
+
+
 def test_activation_exec_failed(bus):
     bus.add_service_file('org.mssf.Missing', ['/nonexistent/program'])
     a = bus.raw()

@@ -171,10 +171,18 @@ def test_reply_timeout(bus):
     elapsed = time.monotonic() - start
     assert reply.type == ERROR and reply.error_name == \
         'org.freedesktop.DBus.Error.NoReply', reply
+    # dbus-daemon's words: clients (and its own test suite) compare them.
+    assert reply.body == [
+        'Message did not receive a reply (timeout by message bus)'], reply
+    assert reply.sender == 'org.freedesktop.DBus', reply
     assert 0.4 <= elapsed < 4, elapsed
-    # The late reply is no longer expected: dropped.
-    b.reply(call, 's', ['late'])
+    # The late reply is no longer expected: unrequested, and the fixture's
+    # policy (as system.conf) refuses those: b hears AccessDenied.
+    late = b.reply(call, 's', ['late'])
     a.expect_nothing(is_reply(serial), 0.4)
+    assert b.wait_for(lambda m: m.reply_serial == late).error_name == \
+        'org.freedesktop.DBus.Error.AccessDenied'
+
 
 
 @config(limits={'reply_timeout': 3000})

@@ -5,6 +5,7 @@ import os
 import pwd
 import subprocess
 
+import rawdbus
 from rawdbus import check_reply
 from busfixture import config, read_line, DEFAULT_POLICY, HERE, PYTHON, Skip
 
@@ -133,3 +134,104 @@ print(r.error_name)
     owner.reply(call, 's', ['root may'])
     assert root.wait_for(lambda m: m.reply_serial == serial).body == \
         ['root may']
+
+
+def unknown_uid():
+    """A uid NSS has no passwd entry for."""
+    for uid in range(4242, 5242):
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid
+    raise Skip('no free uid between 4242 and 5241')
+
+
+def group_outside_nss(user):
+    """A group that NSS does not list for user: its kernel groups may."""
+    import grp
+    mine = set(os.getgrouplist(user.pw_name, user.pw_gid))
+    for name in ('video', 'audio', 'plugdev', 'users', 'staff'):
+        try:
+            gid = grp.getgrnam(name).gr_gid
+        except KeyError:
+            continue
+        if gid not in mine:
+            return name, gid
+    raise Skip('no group outside %s\'s NSS groups' % user.pw_name)
+
+
+def refused_at_connect(bus, uid, gid=None, groups=()):
+    """True if the bus closes a connection of these kernel credentials
+    after SASL (dbus-daemon's allow_unix_user check), as it does."""
+    conn = bus.raw_as(uid, gid, groups, connect=False)
+    conn.authenticate(uid=uid)
+    try:
+        reply = conn.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                          'org.freedesktop.DBus', 'Hello', timeout=3)
+    except (rawdbus.Disconnected, BrokenPipeError, ConnectionResetError):
+        return True
+    check_reply(reply)
+    return False
+
+
+def test_uid_without_passwd_entry_refused(bus):
+    """dbus-daemon asks NSS for the groups of a connecting uid and refuses
+    the connection when there is no such user; root still connects."""
+    uid = unknown_uid()
+    assert refused_at_connect(bus, uid)
+    assert refused_at_connect(bus, uid, groups=[0])
+    assert not refused_at_connect(bus, nobody().pw_uid)
+    assert check_reply(bus.raw().bus_call('GetId'))
+
+
+def test_connect_group_rules_use_nss_groups(bus):
+    """<deny group=> at connect judges the groups NSS gives the uid: a
+    kernel group NSS does not list neither denies nor allows."""
+    user = nobody()
+    name, gid = group_outside_nss(user)
+    primary = grp_name(user.pw_gid)
+    bus.policy = DEFAULT_POLICY.replace('</policy>', '<deny group="%s"/>'
+                                        '\n  </policy>' % name)
+    apply_policy(bus)
+    # Kernel group `name`, NSS knows nothing of it: allowed.
+    assert not refused_at_connect(bus, user.pw_uid, user.pw_gid, [gid])
+    # Denying nobody's NSS primary group refuses it whatever the kernel says.
+    bus.policy = DEFAULT_POLICY.replace('</policy>', '<deny group="%s"/>'
+                                        '\n  </policy>' % primary)
+    apply_policy(bus)
+    assert refused_at_connect(bus, user.pw_uid, gid, [gid])
+    assert refused_at_connect(bus, user.pw_uid, user.pw_gid, [])
+
+
+def test_policy_group_context_uses_kernel_groups(bus):
+    """<policy group=> contexts (unlike the connect check) follow the
+    connection's kernel groups, as dbus-daemon 1.14 reads SO_PEERGROUPS."""
+    user = nobody()
+    name, gid = group_outside_nss(user)
+    bus.policy = DEFAULT_POLICY + ('<policy group="%s"><deny send_destination='
+                                   '"org.mssf.Guarded"/></policy>\n' % name)
+    apply_policy(bus)
+    owner = bus.raw()
+    check_reply(owner.bus_call('RequestName', 'su', ['org.mssf.Guarded', 0]))
+    member = bus.raw_as(user.pw_uid, user.pw_gid, [gid])
+    plain = bus.raw_as(user.pw_uid, user.pw_gid, [])
+    reply = member.call('org.mssf.Guarded', '/p', 'org.mssf.I', 'M',
+                        timeout=3)
+    assert reply.error_name == 'org.freedesktop.DBus.Error.AccessDenied', \
+        reply
+    serial = plain.send_call('org.mssf.Guarded', '/p', 'org.mssf.I', 'M')
+    call = owner.wait_for(lambda m: m.member == 'M')
+    assert call.sender == plain.unique_name, call
+    owner.reply(call, 's', ['ok'])
+    assert plain.wait_for(lambda m: m.reply_serial == serial).body == ['ok']
+
+
+def grp_name(gid):
+    import grp
+    return grp.getgrgid(gid).gr_name
+
+
+def apply_policy(bus):
+    """bus.policy in force now: ReloadConfig answers once it applied."""
+    bus.write_config()
+    check_reply(bus.raw().bus_call('ReloadConfig'))

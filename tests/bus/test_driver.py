@@ -8,6 +8,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
+import rawdbus
 from rawdbus import check_reply, ERROR, METHOD_RETURN, SIGNAL
 from busfixture import config, wait_until
 
@@ -240,6 +241,45 @@ def test_properties_errors(bus):
     assert error_of(a.call(BUS, PATH, PROPS, 'Set', 'ssv',
                            [BUS, 'Features', ('as', [])])) == \
         'org.freedesktop.DBus.Error.PropertyReadOnly'
+
+
+def test_properties_only_at_canonical_path(bus):
+    """dbus-daemon implements Properties at /org/freedesktop/DBus only:
+    elsewhere the interface does not exist."""
+    a = bus.raw()
+    for path in ('/', '/org/freedesktop', '/org/freedesktop/DBus/x'):
+        for member, sig, body in (('Get', 'ss', [BUS, 'Features']),
+                                  ('GetAll', 's', [BUS]),
+                                  ('Set', 'ssv', [BUS, 'Features',
+                                                  ('as', [])])):
+            assert error_of(a.call(BUS, path, PROPS, member, sig, body)) == \
+                'org.freedesktop.DBus.Error.UnknownInterface', (path, member)
+        # The bus interface itself lives everywhere.
+        assert ok(a.call(BUS, path, BUS, 'GetId'))
+
+
+def test_no_reply_expected_suppresses_only_acks(bus):
+    """dbus-daemon answers a NO_REPLY_EXPECTED call to the driver anyway,
+    except with the empty acks of AddMatch, RemoveMatch, Ping,
+    UpdateActivationEnvironment and BecomeMonitor; errors always."""
+    a = bus.raw()
+    flags = rawdbus.NO_REPLY_EXPECTED
+    answered = [a.send_call(BUS, PATH, BUS, 'GetId', flags=flags),
+                a.send_call(BUS, PATH, BUS, 'ListNames', flags=flags),
+                a.send_call(BUS, PATH, BUS, 'ReloadConfig', flags=flags),
+                a.send_call(BUS, PATH, BUS, 'NoSuchMethod', flags=flags)]
+    acks = [a.send_call(BUS, PATH, BUS, 'AddMatch', 's', ["member='X'"],
+                        flags=flags),
+            a.send_call(BUS, PATH, BUS, 'RemoveMatch', 's', ["member='X'"],
+                        flags=flags),
+            a.send_call(BUS, PATH, 'org.freedesktop.DBus.Peer', 'Ping',
+                        flags=flags)]
+    got = dict((m.reply_serial, m) for m in a.collect(0.5)
+               if m.reply_serial)
+    assert not set(acks) & set(got), got
+    assert sorted(got) == sorted(answered), got
+    assert got[answered[3]].error_name == \
+        'org.freedesktop.DBus.Error.UnknownMethod', got
 
 
 def test_introspect(bus):

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from rawdbus import check_reply, METHOD_CALL, METHOD_RETURN, SIGNAL, ERROR
-from busfixture import config, read_line, SESSION_POLICY
+from busfixture import config, read_line, SESSION_POLICY, Skip
 
 MONITORING = 'org.freedesktop.DBus.Monitoring'
 
@@ -74,6 +74,38 @@ def test_no_eavesdrop_without_flag(bus):
     assert got == ['signal:BcastN'], got
 
 
+def other_user():
+    import pwd
+    try:
+        return pwd.getpwnam('nobody')
+    except KeyError:
+        raise Skip('no user nobody')
+
+
+# session.conf's policy lets anyone eavesdrop as far as busconfig goes.
+@config(policy=SESSION_POLICY)
+def test_eavesdrop_match_needs_root_or_bus_uid(bus):
+    """dbus-daemon (since 1.11.14) refuses AddMatch with eavesdrop='true'
+    unless the caller is uid 0 or the bus's own uid, whatever the policy:
+    otherwise any user could watch unicast traffic between others."""
+    user = other_user()
+    spy = bus.raw_as(user.pw_uid)
+    for rule in ("eavesdrop='true'", "eavesdrop=true,interface='org.mssf.Mon'",
+                 "type='method_call',eavesdrop='true'"):
+        reply = spy.bus_call('AddMatch', 's', [rule])
+        assert reply.error_name == 'org.freedesktop.DBus.Error.AccessDenied', \
+            (rule, reply)
+    # The same user's ordinary rules work; eavesdrop='false' is ordinary.
+    spy.add_match("interface='org.mssf.Mon'")
+    spy.add_match("interface='org.mssf.Mon',eavesdrop='false'")
+    a, b, serial = exchange(bus, 'X')
+    got = seen(spy, a, b)
+    assert got == ['signal:BcastX'], got
+    # Root (the bus's uid here) may.
+    root_spy = bus.raw()
+    root_spy.add_match("eavesdrop='true',interface='org.mssf.Mon'")
+
+
 def become_monitor(bus, rules=()):
     mon = bus.raw()
     reply = mon.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
@@ -100,6 +132,20 @@ def test_monitor_sees_driver_traffic(bus):
     assert any(m.type == SIGNAL and m.member == 'NameOwnerChanged' and
                m.body == ['org.mssf.Seen', '', a.unique_name]
                for m in got), got
+
+
+def test_becoming_a_monitor_fails_calls_it_owed(bus):
+    """dbus-daemon: a monitor may not answer, so the callers waiting for
+    it get NoReply when it becomes one; its own pending calls are
+    forgotten (a late answer to it is unrequested)."""
+    a, b = bus.raw(), bus.raw()
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.Mon', 'Pending')
+    b.wait_for(lambda m: m.type == METHOD_CALL)
+    check_reply(b.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                       MONITORING, 'BecomeMonitor', 'asu', [[], 0]))
+    reply = a.wait_for(lambda m: m.reply_serial == serial, 3)
+    assert reply.type == ERROR and \
+        reply.error_name == 'org.freedesktop.DBus.Error.NoReply', reply
 
 
 def test_monitor_with_match_rules(bus):

@@ -215,3 +215,22 @@ def test_valid_name_forms(bus):
         assert request(a, name=name) == PRIMARY_OWNER, name
         assert check_reply(a.bus_call('GetNameOwner', 's', [name])).body == \
             [a.unique_name], name
+
+
+def test_disconnect_releases_latest_name_first(bus):
+    """dbus-daemon gives a departing connection's names up from the last
+    requested to the first, its unique name last."""
+    watcher, owner = bus.raw(), bus.raw()
+    watcher.add_match("member='NameOwnerChanged'")
+    for name in ('org.mssf.First', 'org.mssf.Second', 'org.mssf.Third'):
+        check_reply(owner.bus_call('RequestName', 'su', [name, 0]))
+    unique = owner.unique_name
+    watcher.collect(0.2)
+    owner.close()
+    lost = []
+    while len(lost) < 4:
+        m = watcher.wait_for(lambda m: m.member == 'NameOwnerChanged' and
+                             m.body[1] == unique, 3)
+        lost.append(m.body[0])
+    assert lost == ['org.mssf.Third', 'org.mssf.Second', 'org.mssf.First',
+                    unique], lost

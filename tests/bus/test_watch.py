@@ -7,7 +7,7 @@ import os
 import time
 
 from rawdbus import check_reply, ERROR, SIGNAL
-from busfixture import wait_until, DEFAULT_POLICY
+from busfixture import wait_until
 
 NAME = 'org.mssf.Activatable'
 DENY_FILE = ('<busconfig><policy context="default">'

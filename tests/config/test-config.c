@@ -432,34 +432,56 @@ static void test_log_only_on_send(void **state) {
         assert_true(rule_at(config, 0, 1)->log);
 }
 
-static void test_session_servicedirs(void **state) {
-        char **dirs = NULL;
+static void free_dirs(char **dirs) {
+        for (size_t i = 0; dirs[i]; i++)
+                free(dirs[i]);
+        free(dirs);
+}
 
-        setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+static void test_session_servicedirs(void **state) {
+        char runtime[] = "/tmp/test-config-runtime-XXXXXX", services[128], why[600];
+        char **dirs = NULL;
+        struct stat st;
+
+        assert_non_null(mkdtemp(runtime));
+        snprintf(services, sizeof(services), "%s/dbus-1/services", runtime);
+        setenv("XDG_RUNTIME_DIR", runtime, 1);
         setenv("XDG_DATA_HOME", "/home/u/.data/", 1);
         setenv("XDG_DATA_DIRS", "/opt/share:/usr/share/", 1);
-        assert_int_equal(bus_config_standard_session_servicedirs(&dirs), 0);
-        assert_string_equal(dirs[0], "/run/user/7/dbus-1/services");
+        assert_int_equal(bus_config_standard_session_servicedirs(&dirs, why, sizeof(why)), 0);
+        assert_string_equal(why, "");
+        assert_string_equal(dirs[0], services);
         assert_string_equal(dirs[1], "/home/u/.data/dbus-1/services");
         assert_string_equal(dirs[2], "/opt/share/dbus-1/services");
         assert_string_equal(dirs[3], "/usr/share/dbus-1/services");
         assert_null(dirs[4]);
-        for (size_t i = 0; dirs[i]; i++)
-                free(dirs[i]);
-        free(dirs);
+        free_dirs(dirs);
+        /* The transient directory was made, for the bus user alone. */
+        assert_int_equal(stat(services, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(st.st_mode & 0777, 0700);
+
+        /* A runtime directory others may write serves no services (and says why). */
+        assert_int_equal(chmod(runtime, 0770), 0);
+        assert_int_equal(bus_config_standard_session_servicedirs(&dirs, why, sizeof(why)), 0);
+        assert_non_null(strstr(why, "can be written by others"));
+        assert_string_equal(dirs[0], "/home/u/.data/dbus-1/services");
+        free_dirs(dirs);
+        rmdir(services);
+        snprintf(services, sizeof(services), "%s/dbus-1", runtime);
+        rmdir(services);
+        rmdir(runtime);
 
         unsetenv("XDG_RUNTIME_DIR");
         unsetenv("XDG_DATA_HOME");
         unsetenv("XDG_DATA_DIRS");
         setenv("HOME", "/home/v", 1);
-        assert_int_equal(bus_config_standard_session_servicedirs(&dirs), 0);
+        assert_int_equal(bus_config_standard_session_servicedirs(&dirs, why, sizeof(why)), 0);
         assert_string_equal(dirs[0], "/home/v/.local/share/dbus-1/services");
         assert_string_equal(dirs[1], "/usr/local/share/dbus-1/services");
         assert_string_equal(dirs[2], "/usr/share/dbus-1/services");
         assert_null(dirs[3]);
-        for (size_t i = 0; dirs[i]; i++)
-                free(dirs[i]);
-        free(dirs);
+        free_dirs(dirs);
 }
 
 int main(void) {

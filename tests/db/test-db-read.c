@@ -136,6 +136,67 @@ static void test_names_globals_monitors(void **state) {
         assert_true(policy_db_is_monitor_label(db, "dbus-monitor"));
         assert_false(policy_db_is_monitor_label(db, "dbus-monitor2"));
         assert_false(policy_db_is_monitor_label(NULL, "dbus-monitor"));
+        /* Provided tokens: full labels, declared twice, listed once. */
+        assert_true(policy_db_knows_provided_tokens(db));
+        assert_true(policy_db_is_provided_token(db, "mce::LEDControl"));
+        assert_true(policy_db_is_provided_token(db, "mce::DeviceModeControl"));
+        assert_false(policy_db_is_provided_token(db, "LEDControl"));
+        assert_false(policy_db_is_provided_token(db, "Cellular"));
+        assert_false(policy_db_is_provided_token(NULL, "mce::LEDControl"));
+}
+
+/*
+ * A version 1 image of the same policy: version 2 without provided tokens
+ * is version 1 with an 8-byte longer header, so move the sections up.
+ */
+static void to_version_1(uint8_t *data, size_t *size) {
+        DbHeader h;
+        DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index,
+                                  &h.refs };
+
+        memcpy(&h, data, sizeof(h));
+        assert_int_equal(le32toh(h.provided_tokens.count), 0);
+        memmove(data + POLICY_DB_HEADER_SIZE_V1, data + sizeof(h), *size - sizeof(h));
+        *size -= sizeof(h) - POLICY_DB_HEADER_SIZE_V1;
+        for (size_t i = 0; i < ELEMENTSOF(sections); i++)
+                sections[i]->offset = htole32(le32toh(sections[i]->offset) -
+                                              (uint32_t) (sizeof(h) - POLICY_DB_HEADER_SIZE_V1));
+        h.version = htole32(POLICY_DB_FORMAT_VERSION_1);
+        h.header_size = htole32(POLICY_DB_HEADER_SIZE_V1);
+        h.file_size = htole32((uint32_t) *size);
+        h.checksum = 0;
+        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        h.checksum = htole32(policy_db_compute_checksum(data, *size));
+        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+}
+
+/* A version 1 file (before provided tokens) still loads; it knows no provided token. */
+static void test_version_1(void **state) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        PolicyRequirement req;
+        uint32_t handle;
+        size_t size;
+
+        assert_int_equal(policy_builder_new(&b), 0);
+        assert_int_equal(policy_builder_add_name(b, "org.example.Svc", &handle), 0);
+        assert_int_equal(policy_builder_add_rule(b, handle, POLICY_KIND_METHOD, "/", "org.example.Svc",
+                                                 "Do", "svc::Use"), 0);
+        assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
+        assert_int_equal(policy_builder_build(b, &data, &size), 0);
+        to_version_1(data, &size);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+        assert_false(policy_db_knows_provided_tokens(db));
+        assert_false(policy_db_is_provided_token(db, "svc::Use"));
+        assert_true(policy_db_is_global_token(db, "Cellular"));
+        assert_int_equal(policy_db_lookup(db, "org.example.Svc", POLICY_KIND_METHOD, "/",
+                                          "org.example.Svc", "Do", &req), 0);
+        assert_tokens(&req, TOKENS("svc::Use"));
+        /* Shorter than a version 1 header: truncated; a version 1 header claiming 104 bytes: layout. */
+        policy_db_free(TAKE_PTR(db));
+        assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V1 - 1, &db),
+                         POLICY_DB_E_TRUNCATED);
 }
 
 static void test_open_file(void **state) {
@@ -316,7 +377,9 @@ static DbRule *rule_at(uint8_t *data, const DbHeader *h, uint32_t i) {
 }
 
 static void bad_magic(uint8_t *data, DbHeader *h) { data[0] = 'X'; }
-static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(2); }
+static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(3); }
+/* A version 2 file relabelled version 1: its header is 8 bytes too long for that. */
+static void version_1_header(uint8_t *data, DbHeader *h) { h->version = htole32(1); }
 static void bad_header_size(uint8_t *data, DbHeader *h) { h->header_size = htole32(100); }
 static void bad_flags(uint8_t *data, DbHeader *h) { h->flags = htole32(1); }
 static void bad_reserved(uint8_t *data, DbHeader *h) { h->reserved = htole32(1); }
@@ -438,9 +501,21 @@ static void unsorted_globals(uint8_t *data, DbHeader *h) {
         refs[first + 1] = tmp;
 }
 
+static void unsorted_provided(uint8_t *data, DbHeader *h) {
+        uint32_t *refs = u32_at(data, le32toh(h->refs.offset));
+        uint32_t first = le32toh(h->provided_tokens.first), tmp = refs[first];
+
+        refs[first] = refs[first + 1];
+        refs[first + 1] = tmp;
+}
+static void provided_past_refs(uint8_t *data, DbHeader *h) {
+        h->provided_tokens.count = htole32(le32toh(h->provided_tokens.count) + 1);
+}
+
 static const Corruption corruptions[] = {
         { "bad magic", bad_magic, POLICY_DB_E_MAGIC },
         { "bad version", bad_version, POLICY_DB_E_VERSION },
+        { "version 1 with a version 2 header", version_1_header, POLICY_DB_E_LAYOUT },
         { "bad header size", bad_header_size, POLICY_DB_E_LAYOUT },
         { "flags set", bad_flags, POLICY_DB_E_LAYOUT },
         { "reserved set", bad_reserved, POLICY_DB_E_LAYOUT },
@@ -469,6 +544,8 @@ static const Corruption corruptions[] = {
         { "index rotated", index_rotated, POLICY_DB_E_INDEX },
         { "refs left over", refs_left_over, POLICY_DB_E_RANGE },
         { "globals unsorted", unsorted_globals, POLICY_DB_E_ORDER },
+        { "provided tokens unsorted", unsorted_provided, POLICY_DB_E_ORDER },
+        { "provided tokens past the refs", provided_past_refs, POLICY_DB_E_RANGE },
 };
 
 static void test_targeted_corruptions(void **state) {
@@ -522,6 +599,7 @@ int main(void) {
                 cmocka_unit_test(test_lookup_unions),
                 cmocka_unit_test(test_lookup_misses),
                 cmocka_unit_test(test_names_globals_monitors),
+                cmocka_unit_test(test_version_1),
                 cmocka_unit_test(test_open_file),
                 cmocka_unit_test(test_empty_policy),
                 cmocka_unit_test(test_every_truncation),

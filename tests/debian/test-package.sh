@@ -1,21 +1,16 @@
 #!/bin/sh
 # Builds the Debian packages from a copy of the source tree with
-# dpkg-buildpackage -us -uc -b, checks what each package holds, and
-# installs them into a scratch dpkg root to show they unpack and configure.
-#   test-package.sh SOURCE_DIR
+# dpkg-buildpackage -us -uc -b (tests/package/build-debs.sh, shared with
+# tests/package), checks what each package holds, and installs them into a
+# scratch dpkg root to show they unpack and configure.
+#   test-package.sh SOURCE_DIR CACHE_DIR
 set -eu
 src=$1
+cache=$2
 work=$(mktemp -d /tmp/mssf-deb-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/src"
-# The tracked files, as a package would be built from a checkout.
-(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
-    tar -xf - -C "$work/src"
-if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
-    tail -40 "$work/build.log"
-    echo "dpkg-buildpackage failed"
-    exit 1
-fi
+debs=$("$src/tests/package/build-debs.sh" "$src" "$cache")
+cp "$debs"/*.deb "$work/"
 fail=0
 holds() {
     if ! dpkg-deb -c "$work/$1"_*_amd64.deb | awk '{print $6}' | grep -qx "$2"; then
@@ -31,8 +26,34 @@ holds mssf-broker ./usr/share/man/man8/mssf-broker.8.gz
 holds mssf-policy ./usr/bin/mssf-policy
 holds mssf-policy ./usr/share/man/man5/mssf-manifest.5.gz
 holds mssf-policy ./var/lib/mssf/
+holds mssf-policy ./usr/share/mssf/aegis/
+holds mssf-policy ./usr/share/mssf/apt-hook.conf
+holds mssf-policy ./etc/apt/apt.conf.d/60mssf-policy
+holds mssf-policy ./usr/share/man/man5/mssf-repositories.conf.5.gz
 holds libmssf-policydb-dev ./usr/include/mssf/db-read.h
 holds libmssf-policydb-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/mssf-policydb.pc
+holds libmssf1 ./usr/lib/x86_64-linux-gnu/libmssf.so.1
+holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-gio.h
+holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-sd-bus.h
+holds libmssf-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/libmssf.pc
+holds libmssf-dev ./usr/share/man/man3/mssf_check_token.3.gz
+dh_holds() {
+    if ! dpkg-deb -c "$work"/dh-mssf_*_all.deb | awk '{print $6}' | grep -qx "$1"; then
+        echo "dh-mssf does not hold $1"
+        fail=1
+    fi
+}
+dh_holds ./usr/bin/dh_mssf
+dh_holds ./usr/share/perl5/Debian/Debhelper/Sequence/mssf.pm
+dh_holds ./usr/share/debhelper/autoscripts/postinst-mssf
+dh_holds ./usr/share/man/man1/dh_mssf.1.gz
+# dh picks the add-on up from Build-Depends: dh-sequence-mssf.
+dpkg-deb -f "$work"/dh-mssf_*_all.deb Provides | grep -qx "dh-sequence-mssf" ||
+    { echo "dh-mssf does not provide dh-sequence-mssf"; fail=1; }
+# The trigger that batches a dpkg run, and the hook apt runs.
+dpkg-deb -e "$work"/mssf-policy_*_amd64.deb "$work/policy-control"
+grep -qx "interest-noawait /usr/share/mssf/aegis" "$work/policy-control/triggers" ||
+    { echo "mssf-policy does not declare its trigger"; fail=1; }
 # Installing must not enable or start the bus (that would replace the
 # running system bus): units are never started, and enabled only when an
 # earlier install was (deb-systemd-helper was-enabled keeps that state).
@@ -52,7 +73,8 @@ mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
 touch "$root/var/lib/dpkg/status"
 if ! dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
         --log=/dev/null -i "$work"/mssf-broker_*_amd64.deb "$work"/mssf-policy_*_amd64.deb \
-        "$work"/libmssf-policydb-dev_*_amd64.deb >"$work/install.log" 2>&1; then
+        "$work"/libmssf-policydb-dev_*_amd64.deb "$work"/libmssf1_*_amd64.deb \
+        "$work"/libmssf-dev_*_amd64.deb "$work"/dh-mssf_*_all.deb >"$work/install.log" 2>&1; then
     cat "$work/install.log"
     fail=1
 fi

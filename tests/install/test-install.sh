@@ -30,7 +30,14 @@ expect "$root/share/mssf/manifests"
 expect "$root/include/mssf/db-read.h"
 pc=$(find "$dest" -name mssf-policydb.pc | head -n 1)
 [ -n "$pc" ] || { echo "missing: mssf-policydb.pc"; fail=1; }
-for page in mssf-broker.8 mssf-policy.8 mssf-manifest.5; do
+# libmssf: the library, its headers and pkg-config file, its pages.
+expect "$root/include/libmssf-1/mssf/mssf-gio.h"
+expect "$root/include/libmssf-1/mssf/mssf-sd-bus.h"
+expect "$root/include/libmssf-1/mssf/mssf.h"
+[ -n "$(find "$dest" -name 'libmssf.so.1' | head -n 1)" ] || { echo "missing: libmssf.so.1"; fail=1; }
+[ -n "$(find "$dest" -name libmssf.pc | head -n 1)" ] || { echo "missing: libmssf.pc"; fail=1; }
+for page in mssf-broker.8 mssf-policy.8 mssf-manifest.5 libmssf.3 mssf_check_token.3 \
+        mssf_sd_bus_check_token.3 mssf_invocation_check_token.3; do
     section=${page##*.}
     expect "$root/share/man/man$section/$page"
 done

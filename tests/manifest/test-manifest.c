@@ -503,6 +503,48 @@ static int parse_string(const char *xml, const char *name, Diagnostics **ret_dia
         return manifest_parse_buffer(xml, strlen(xml), "buf.xml", name, NULL, *ret_diag, ret);
 }
 
+/*
+ * A bare name means the package's own token wherever the file declares it,
+ * also after its first use: the parser then parses again knowing every
+ * provided name, and reports each problem once.
+ */
+static void test_own_token_used_before_declared(void **state) {
+        static const char xml[] =
+                "<aegis>\n"
+                "  <request>\n"
+                "    <credential name=\"Radio\"/>\n"
+                "    <credential name=\"Cellular\"/>\n"
+                "    <credential name=\"CAP::NET_ADMIN\"/>\n"
+                "  </request>\n"
+                "  <provide>\n"
+                "    <dbus name=\"org.example.Radio\" own=\"Radio\" bus=\"system\">\n"
+                "      <node name=\"/\"><interface name=\"org.example.Radio\">\n"
+                "        <method name=\"Tune\"><annotation name=\"com.maemo.Aegis\" value=\"Radio\"/></method>\n"
+                "      </interface></node>\n"
+                "    </dbus>\n"
+                "    <credential name=\"Radio\"/>\n"
+                "  </provide>\n"
+                "</aegis>\n";
+        Diagnostics *diag;
+        Package *p;
+
+        assert_int_equal(parse_string(xml, "radio", &diag, &p), 0);
+        assert_string_equal(p->requests[0]->credentials[0]->name, "radio::Radio");
+        assert_string_equal(p->requests[0]->credentials[0]->provider, "radio");
+        assert_string_equal(p->requests[0]->credentials[1]->name, "Cellular");
+        assert_string_equal(p->names[0]->own_token, "radio::Radio");
+        const Interface *i = find_iface(p, "org.example.Radio", "/", "org.example.Radio");
+        assert_requirement(interface_find_member(i, MEMBER_METHOD, "Tune"), REQUIREMENT_TOKEN,
+                           "radio::Radio");
+        assert_int_equal(p->n_tokens, 1);
+        /* The CAP:: spelling warning, once (not once per pass). */
+        assert_int_equal(diag->n_warnings, 1);
+        assert_int_equal(diag->n_items, 1);
+        assert_non_null(diagnostics_find(diag, "CAP_"));
+        package_free(p);
+        diagnostics_free(diag);
+}
+
 static void test_package_labels(void **state) {
         static const char *const bad[] = { "_", "*", "^", "@", "-x", "a b", "a/b", "a::b", "", "q\"" };
         for (size_t k = 0; k < ELEMENTSOF(bad); k++) {
@@ -721,6 +763,7 @@ static void test_validators(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mce),
+                cmocka_unit_test(test_own_token_used_before_declared),
                 cmocka_unit_test(test_dsme_timed_usb_moded),
                 cmocka_unit_test(test_sensorfw_applauncherd_signon),
                 cmocka_unit_test(test_empty_files),

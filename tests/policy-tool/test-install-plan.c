@@ -131,7 +131,7 @@ static void test_reinstall_repairs_kernel(void **state) {
 
 static void test_refusals_change_nothing(void **state) {
         const ToolFixture *f = *state;
-        _cleanup_free_ char *manifests = fileio_join(f->root, "usr/share/mssf/manifests");
+        _cleanup_free_ char *manifests = fileio_join(f->root, "var/lib/mssf/manifests");
 
         tool_fixture_write(f->input, "bad.xml", "<aegis><request></aegis>");
         assert_int_equal(tool_fixture_install(f, "bad", "bad.xml", NULL), TOOL_E_INVALID);

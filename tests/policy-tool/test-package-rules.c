@@ -148,6 +148,41 @@ static void test_serves_token(void **state) {
         assert_false(package_serves_token(policy_set_find_package(f->set, "maps"), "Location"));
 }
 
+/* The set's index of who serves a token agrees with package_serves_token(), also after a removal. */
+static void assert_servers_agree(const PolicySet *set) {
+        static const char *const tokens[] = {
+                "mce::DeviceModeControl", "mce::LEDControl", "Cellular", "Location",
+                "NetService", "ofono::Modem", "nobody::Nothing",
+        };
+
+        for (size_t t = 0; t < ELEMENTSOF(tokens); t++) {
+                const Package *const *servers;
+                size_t n = 0, expected = 0;
+
+                policy_set_token_servers(set, tokens[t], &servers, &n);
+                for (size_t i = 0; i < set->n_packages; i++)
+                        if (package_serves_token(set->packages[i], tokens[t]))
+                                assert_ptr_equal(servers[expected++], set->packages[i]);
+                assert_int_equal(n, expected);
+        }
+}
+
+static void test_servers_index(void **state) {
+        const Fixture *f = *state;
+        const Package *const *servers;
+        size_t n;
+
+        assert_servers_agree(f->set);
+        policy_set_token_servers(f->set, "Cellular", &servers, &n);
+        assert_int_equal(n, 1);
+        assert_int_equal(policy_set_remove(f->set, "ofono"), 0);
+        assert_servers_agree(f->set);
+        policy_set_token_servers(f->set, "Cellular", &servers, &n);
+        assert_int_equal(n, 0);
+        assert_null(policy_set_find_package(f->set, "ofono"));
+        assert_non_null(policy_set_find_token(f->set, "mce::DeviceModeControl", NULL));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_service_own_token),
@@ -156,6 +191,7 @@ int main(void) {
                 cmocka_unit_test(test_install_context_and_no_target),
                 cmocka_unit_test(test_ungranted_make_nothing),
                 cmocka_unit_test(test_serves_token),
+                cmocka_unit_test_setup_teardown(test_servers_index, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -28,8 +28,11 @@ static void test_defaults(void **state) {
         options.no_kernel = true;
         assert_int_equal(tool_paths_init(&paths, &options), 0);
         assert_null(paths.root);
-        assert_string_equal(paths.manifest_dir, "/usr/share/mssf/manifests");
+        assert_string_equal(paths.manifest_dir, "/var/lib/mssf/manifests");
         assert_string_equal(paths.origin_dir, "/var/lib/mssf/origins");
+        assert_string_equal(paths.aegis_dir, "/usr/share/mssf/aegis");
+        assert_string_equal(paths.apt_origin_dir, "/var/lib/mssf/apt-origins");
+        assert_string_equal(paths.repositories, "/etc/mssf/repositories.conf");
         assert_string_equal(paths.policy_db, "/var/lib/mssf/policy.db");
         assert_string_equal(paths.rules_dir, "/etc/smack/accesses.d");
         assert_string_equal(paths.device_policy, "/etc/mssf/device-policy.conf");
@@ -49,7 +52,9 @@ static void test_root(void **state) {
 
         clear_env();
         assert_int_equal(tool_paths_init(&paths, &options), 0);
-        assert_string_equal(paths.manifest_dir, "/img/usr/share/mssf/manifests");
+        assert_string_equal(paths.manifest_dir, "/img/var/lib/mssf/manifests");
+        assert_string_equal(paths.aegis_dir, "/img/usr/share/mssf/aegis");
+        assert_string_equal(paths.repositories, "/img/etc/mssf/repositories.conf");
         assert_string_equal(paths.policy_db, "/img/var/lib/mssf/policy.db");
         assert_string_equal(paths.rules_dir, "/img/etc/smack/accesses.d");
         assert_string_equal(paths.device_policy, "/img/etc/mssf/device-policy.conf");
@@ -77,7 +82,7 @@ static void test_precedence(void **state) {
         assert_string_equal(paths.root, "/img");
         assert_string_equal(paths.policy_db, "/env/policy.db");
         assert_string_equal(paths.rules_dir, "/option/rules");
-        assert_string_equal(paths.manifest_dir, "/img/usr/share/mssf/manifests");
+        assert_string_equal(paths.manifest_dir, "/img/var/lib/mssf/manifests");
         /* A named smackfs is used even under --root. */
         assert_string_equal(paths.smackfs, "/env/smackfs");
         tool_paths_deinit(&paths);

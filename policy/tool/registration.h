@@ -1,0 +1,41 @@
+/* What mssf-policy records about an installed package beside its manifest: origin, and for dpkg its version. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "macro.h"
+
+/*
+ * ORIGIN_DIR/PACKAGE. Its first line is the origin ("-" when unknown); a
+ * package installed through dpkg (mssf-policy dpkg configure) has more
+ * lines, "Field: value" as in Debian control files:
+ *
+ *     system
+ *     Version: 1.0-1
+ *     Architecture: amd64
+ *     Manifest-SHA256: 3a7bd3e2...
+ *     Repository: MSSF Test System / MSSF Test System (file:/srv/repo ./)
+ *
+ * Version, Architecture and Manifest-SHA256 say which package file the
+ * origin was established for: a reconfigure of that same version keeps
+ * it, anything else must prove its origin again (docs/packaging.md).
+ */
+typedef struct Registration {
+        char *origin;                   /* (nullable) unknown */
+        char *version;                  /* (nullable) not installed through dpkg */
+        char *architecture;             /* (nullable) */
+        char *manifest_sha256;          /* (nullable) */
+        char *repository;               /* (nullable) how the origin was established */
+} Registration;
+
+enum {
+        REGISTRATION_E_INVALID = 1,     /* not an origin file */
+};
+
+/* Parse an origin file's bytes (text[size] is NUL): 0, REGISTRATION_E_INVALID or -ENOMEM. */
+int registration_parse(const char *text, size_t size, Registration *ret);
+/* The file's text: 0 or -ENOMEM. */
+int registration_format(const Registration *reg, char **ret);
+/* Whether the package was registered by dpkg (it has a version). */
+bool registration_from_dpkg(const Registration *reg);
+void registration_clear(Registration *reg);

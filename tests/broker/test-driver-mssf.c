@@ -1,0 +1,412 @@
+/*
+ * org.mssf.Broker1.CheckToken (broker/driver-mssf.c) on a real Bus in the
+ * test process, with a fake Smack: SO_PEERSEC is a wrapped getsockopt
+ * (each connection gets the label set before it connects), the kernel's
+ * access2 is tests/smack's fake smackfs, and security_new() is wrapped to
+ * point the bus at it and at a policy.db built here. What a service sees:
+ * yes for a token its caller holds (bare names resolved as its manifest
+ * would), no once the grant is revoked, without a reload; errors, never
+ * "false", for everything that is not a plain answer; AccessDenied when
+ * it asks about a connection that is not its to ask about.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "builder.h"
+#include "bus-harness.h"
+#include "crc32c.h"
+#include "fake-smackfs.h"
+#include "format.h"
+#include "security.h"
+#include "smack-label.h"
+
+#define CONFIG "<busconfig><type>system</type><listen>unix:tmpdir=/tmp</listen>" \
+        "<policy context=\"default\"><allow send_destination=\"*\"/><allow receive_sender=\"*\"/><allow own=\"*\"/></policy></busconfig>"
+#define DRIVER "org.freedesktop.DBus"
+#define DRIVER_PATH "/org/freedesktop/DBus"
+
+static const char *next_label;          /* SO_PEERSEC of the next connection; NULL: none */
+static FakeSmackfs *fake;               /* NULL: the bus runs without Smack */
+static char policy_path[64];
+
+int __real_getsockopt(int fd, int level, int name, void *value, socklen_t *len);
+int __wrap_getsockopt(int fd, int level, int name, void *value, socklen_t *len);
+int __real_security_new(const BusConfig *config, uid_t bus_uid, const char *path, const char *smackfs,
+                        Security **ret, char ***ret_warnings, char *err, size_t err_size);
+int __wrap_security_new(const BusConfig *config, uid_t bus_uid, const char *path, const char *smackfs,
+                        Security **ret, char ***ret_warnings, char *err, size_t err_size);
+
+int __wrap_getsockopt(int fd, int level, int name, void *value, socklen_t *len) {
+        if (level == SOL_SOCKET && name == SO_PEERSEC) {
+                size_t n;
+
+                if (!next_label) {
+                        errno = ENOPROTOOPT;
+                        return -1;
+                }
+                n = strlen(next_label) + 1;
+                if (*len < n) {
+                        *len = (socklen_t) n;
+                        errno = ERANGE;
+                        return -1;
+                }
+                memcpy(value, next_label, n);
+                *len = (socklen_t) n;
+                return 0;
+        }
+        return __real_getsockopt(fd, level, name, value, len);
+}
+
+/* The bus as the daemon makes it, but with our policy.db and (maybe) the fake smackfs. */
+int __wrap_security_new(const BusConfig *config, uid_t bus_uid, const char *path, const char *smackfs,
+                        Security **ret, char ***ret_warnings, char *err, size_t err_size) {
+        return __real_security_new(config, bus_uid, policy_path[0] ? policy_path : NULL,
+                                   fake ? fake->dir : "/nonexistent/smackfs", ret, ret_warnings, err,
+                                   err_size);
+}
+
+/*
+ * The same policy as version 1 wrote it, before provided tokens: the
+ * header 8 bytes shorter (docs/policy-db.md), every section moved up.
+ */
+static void to_version_1(uint8_t *data, size_t *size) {
+        const uint32_t shift = sizeof(DbHeader) - POLICY_DB_HEADER_SIZE_V1;
+        DbHeader h;
+        DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index, &h.refs };
+
+        memcpy(&h, data, sizeof(h));
+        assert_int_equal(le32toh(h.provided_tokens.count), 0);
+        memmove(data + POLICY_DB_HEADER_SIZE_V1, data + sizeof(h), *size - sizeof(h));
+        *size -= shift;
+        for (size_t i = 0; i < ELEMENTSOF(sections); i++)
+                sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
+        h.version = htole32(POLICY_DB_FORMAT_VERSION_1);
+        h.header_size = htole32(POLICY_DB_HEADER_SIZE_V1);
+        h.file_size = htole32((uint32_t) *size);
+        h.checksum = 0;
+        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        h.checksum = htole32(policy_db_compute_checksum(data, *size));
+        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+}
+
+/* calendar provides read and work (not with_provided: a version 1 file); Cellular is global. */
+static void write_policy(bool with_provided) {
+        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size;
+        FILE *f;
+        int fd;
+
+        assert_int_equal(policy_builder_new(&b), 0);
+        if (with_provided) {
+                assert_int_equal(policy_builder_add_provided_token(b, "calendar::read"), 0);
+                assert_int_equal(policy_builder_add_provided_token(b, "calendar::work"), 0);
+        }
+        assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
+        assert_int_equal(policy_builder_build(b, &data, &size), 0);
+        if (!with_provided)
+                to_version_1(data, &size);
+        strcpy(policy_path, "/tmp/test-driver-mssf-XXXXXX");
+        fd = mkstemp(policy_path);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        assert_int_equal(fwrite(data, 1, size, f), size);
+        assert_int_equal(fclose(f), 0);
+}
+
+typedef struct World {
+        Harness h;
+        Client svc, app, other;
+} World;
+
+/* svc is the calendar service, app and other two apps; app may reach svc, other may not. */
+static void world_start_with(World *w, bool smack, bool policy_v2) {
+        write_policy(policy_v2);
+        fake = smack ? fake_smackfs_new(true) : NULL;
+        if (fake)
+                fake_smackfs_grant(fake, "app", "calendar", "w");
+        harness_start(&w->h, CONFIG);
+        next_label = "calendar";
+        client_connect(&w->h, &w->svc, false, true);
+        next_label = "app";
+        client_connect(&w->h, &w->app, false, true);
+        next_label = "other";
+        client_connect(&w->h, &w->other, false, true);
+}
+
+static void world_start(World *w, bool smack) {
+        world_start_with(w, smack, true);
+}
+
+static void world_stop(World *w) {
+        client_close(&w->svc);
+        client_close(&w->app);
+        client_close(&w->other);
+        harness_stop(&w->h);
+        if (fake)
+                fake_smackfs_free(fake);
+        fake = NULL;
+        unlink(policy_path);
+        policy_path[0] = '\0';
+}
+
+/* app calls the service; the service has received the call (so app waits for its reply). */
+static void app_calls_service(World *w, Client *caller) {
+        _cleanup_(message_unrefp) Message *call = NULL;
+
+        client_call(&w->h, caller, w->svc.unique_name, "/", "org.example.Calendar", "List", "");
+        call = client_recv(&w->h, &w->svc);
+        assert_non_null(call);
+        assert_int_equal(message_get_type(call), MESSAGE_METHOD_CALL);
+        assert_string_equal(message_get_member(call), "List");
+}
+
+/* CheckToken from asker: 1 or 0 for an answer; for an error its name is copied to error_name. */
+static int check_token(World *w, Client *asker, const char *name, const char *token, char *error_name) {
+        uint32_t serial = client_call(&w->h, asker, DRIVER, DRIVER_PATH, "org.mssf.Broker1", "CheckToken",
+                                      "ss", name, token);
+        _cleanup_(message_unrefp) Message *reply = client_wait_reply(&w->h, asker, serial);
+        int held = -1;
+
+        assert_non_null(reply);
+        if (message_get_type(reply) == MESSAGE_ERROR) {
+                assert_non_null(error_name);
+                strcpy(error_name, message_get_error_name(reply));
+                return -1;
+        }
+        assert_string_equal(message_get_signature(reply), "b");
+        assert_int_equal(message_read(reply, "b", &held), 0);
+        return held;
+}
+
+static void expect_error(World *w, Client *asker, const char *name, const char *token, const char *error) {
+        char got[256] = "";
+
+        assert_int_equal(check_token(w, asker, name, token, got), -1);
+        assert_string_equal(got, error);
+}
+
+static void test_held_and_resolved(void **state) {
+        World w;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "Cellular", "w");
+        app_calls_service(&w, &w.app);
+        /* The calendar's bare "work" is its own calendar::work; "read" too, but not granted. */
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "work", NULL), 1);
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "calendar::work", NULL), 1);
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "read", NULL), 0);
+        /* Not its own: the global one. */
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "Cellular", NULL), 1);
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "Location", NULL), 0);
+        /* The question reached the kernel as "label token w". */
+        assert_string_equal(fake->last_request, "app Location w");
+        /* An app asks about itself: its bare "work" is the global work (app provides nothing). */
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "work", NULL), 0);
+        assert_string_equal(fake->last_request, "app work w");
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "calendar::work", NULL), 1);
+        world_stop(&w);
+}
+
+/*
+ * Token names the policy does not know are asked of the kernel each time
+ * and never interned: a client cannot grow the bus's label table by
+ * asking about made-up names.
+ */
+static void test_made_up_tokens_cost_no_memory(void **state) {
+        World w;
+        char token[32];
+        size_t labels;
+        unsigned questions;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "custom-label", "w");
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "custom-label", NULL), 1);
+        labels = smack_label_count();
+        questions = fake->questions;
+        for (int i = 0; i < 200; i++) {
+                snprintf(token, sizeof(token), "made-up-%d", i);
+                assert_int_equal(check_token(&w, &w.app, w.app.unique_name, token, NULL), 0);
+        }
+        assert_int_equal(smack_label_count(), labels);
+        assert_int_equal(fake->questions, questions + 200);
+        /* Not cached either: asked again, asked of the kernel again. */
+        assert_int_equal(check_token(&w, &w.app, w.app.unique_name, "custom-label", NULL), 1);
+        assert_int_equal(fake->questions, questions + 201);
+        world_stop(&w);
+}
+
+/* A grant revoked between two questions: the second says no, with no reload in between. */
+static void test_revocation_seen_at_once(void **state) {
+        World w;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        app_calls_service(&w, &w.app);
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "work", NULL), 1);
+        /* Cached now: the same question again does not reach the kernel. */
+        unsigned questions = fake->questions;
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "work", NULL), 1);
+        assert_int_equal(fake->questions, questions);
+        /* As mssf-policy revokes: the kernel forgets, a write to load2 says so. */
+        fake_smackfs_revoke(fake, "app", "calendar::work");
+        fake_smackfs_write_file(fake, "load2", "app calendar::work -");
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "work", NULL), 0);
+        world_stop(&w);
+}
+
+static void test_who_may_ask(void **state) {
+        World w;
+        char error[256];
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "other", "calendar::work", "w");
+        /* other has no call pending at the service and no Smack rule to it. */
+        expect_error(&w, &w.svc, w.other.unique_name, "work", "org.freedesktop.DBus.Error.AccessDenied");
+        /* Nor may app ask about other, or other about app. */
+        expect_error(&w, &w.app, w.other.unique_name, "calendar::work", "org.freedesktop.DBus.Error.AccessDenied");
+        expect_error(&w, &w.other, w.app.unique_name, "calendar::work", "org.freedesktop.DBus.Error.AccessDenied");
+        /* A label that may send to the service's may be asked about, without a call... */
+        fake_smackfs_grant(fake, "other", "calendar", "w");
+        fake_smackfs_write_file(fake, "load2", "other calendar w");
+        assert_int_equal(check_token(&w, &w.svc, w.other.unique_name, "work", NULL), 1);
+        /* ...and not once the rule is gone. */
+        fake_smackfs_revoke(fake, "other", "calendar");
+        fake_smackfs_write_file(fake, "load2", "other calendar -");
+        assert_int_equal(check_token(&w, &w.svc, w.other.unique_name, "work", error), -1);
+        assert_string_equal(error, "org.freedesktop.DBus.Error.AccessDenied");
+        world_stop(&w);
+}
+
+/* A caller still waiting for the service's reply may be asked about, even without a Smack rule. */
+static void test_pending_call_is_enough(void **state) {
+        World w;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "calendar::read", "w");
+        app_calls_service(&w, &w.app);
+        /* app's rule to the service goes; its call is still waiting. */
+        fake_smackfs_revoke(fake, "app", "calendar");
+        fake_smackfs_write_file(fake, "load2", "app calendar -");
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "read", NULL), 1);
+        world_stop(&w);
+}
+
+static void test_bad_arguments(void **state) {
+        World w;
+
+        world_start(&w, true);
+        app_calls_service(&w, &w.app);
+        expect_error(&w, &w.svc, "org.example.App", "read", "org.freedesktop.DBus.Error.InvalidArgs");
+        expect_error(&w, &w.svc, ":not valid", "read", "org.freedesktop.DBus.Error.InvalidArgs");
+        expect_error(&w, &w.svc, ":1.999", "read", "org.freedesktop.DBus.Error.NameHasNoOwner");
+        expect_error(&w, &w.svc, w.app.unique_name, "UID::root", "org.freedesktop.DBus.Error.InvalidArgs");
+        expect_error(&w, &w.svc, w.app.unique_name, "two words", "org.freedesktop.DBus.Error.InvalidArgs");
+        expect_error(&w, &w.svc, w.app.unique_name, "", "org.freedesktop.DBus.Error.InvalidArgs");
+        expect_error(&w, &w.svc, w.app.unique_name, "*::x", "org.freedesktop.DBus.Error.InvalidArgs");
+        world_stop(&w);
+}
+
+/* Every case the bus cannot answer is an error, never "false". */
+static void test_fails_closed(void **state) {
+        World w;
+        Client unlabelled;
+
+        world_start(&w, true);
+        fake_smackfs_grant(fake, "app", "calendar::read", "w");
+        next_label = NULL;
+        client_connect(&w.h, &unlabelled, false, true);
+        expect_error(&w, &unlabelled, unlabelled.unique_name, "calendar::read", "org.mssf.Broker1.Error.NoLabel");
+        app_calls_service(&w, &w.app);
+        fake->answer = FAKE_ANSWER_READ_ERROR;
+        expect_error(&w, &w.svc, w.app.unique_name, "read", "org.freedesktop.DBus.Error.Failed");
+        fake->answer = FAKE_ANSWER_GARBAGE;
+        expect_error(&w, &w.svc, w.app.unique_name, "read", "org.freedesktop.DBus.Error.Failed");
+        fake->answer = FAKE_ANSWER_KERNEL;
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "read", NULL), 1);
+        client_close(&unlabelled);
+        world_stop(&w);
+}
+
+/* Without Smack nobody holds a token: SmackDisabled, for a caller the service may ask about. */
+static void test_without_smack(void **state) {
+        World w;
+
+        world_start(&w, false);
+        app_calls_service(&w, &w.app);
+        expect_error(&w, &w.svc, w.app.unique_name, "read", "org.mssf.Broker1.Error.SmackDisabled");
+        expect_error(&w, &w.app, w.app.unique_name, "Cellular", "org.mssf.Broker1.Error.SmackDisabled");
+        /* Who may ask is still decided first. */
+        expect_error(&w, &w.svc, w.other.unique_name, "read", "org.freedesktop.DBus.Error.AccessDenied");
+        world_stop(&w);
+}
+
+/* A version 1 policy.db cannot tell own from global: bare names are refused, full ones answered. */
+static void test_policy_outdated(void **state) {
+        World w;
+
+        world_start_with(&w, true, false);
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        app_calls_service(&w, &w.app);
+        expect_error(&w, &w.svc, w.app.unique_name, "work", "org.mssf.Broker1.Error.PolicyOutdated");
+        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "calendar::work", NULL), 1);
+        world_stop(&w);
+}
+
+/* Introspection lists it; away from the canonical path it does not exist. */
+static void test_introspection_and_path(void **state) {
+        World w;
+        const char *xml;
+
+        world_start(&w, true);
+        uint32_t serial = client_call(&w.h, &w.app, DRIVER, DRIVER_PATH, "org.freedesktop.DBus.Introspectable",
+                                      "Introspect", "");
+        _cleanup_(message_unrefp) Message *reply = client_wait_reply(&w.h, &w.app, serial);
+        assert_non_null(reply);
+        assert_int_equal(message_read(reply, "s", &xml), 0);
+        assert_non_null(strstr(xml, "<interface name=\"org.mssf.Broker1\">\n"
+                                    "    <method name=\"GetStats\">"));
+        /* Who may ask about whom is documented where a client reads the method. */
+        assert_non_null(strstr(xml, "Who may ask about whom: the asker about itself, about a connection\n"));
+        assert_non_null(strstr(xml, "    -->\n    <method name=\"CheckToken\">\n"
+                                    "      <arg name=\"name\" direction=\"in\" type=\"s\"/>\n"
+                                    "      <arg name=\"token\" direction=\"in\" type=\"s\"/>\n"
+                                    "      <arg name=\"held\" direction=\"out\" type=\"b\"/>\n"
+                                    "    </method>\n  </interface>\n"));
+        serial = client_call(&w.h, &w.app, DRIVER, "/", "org.mssf.Broker1", "CheckToken", "ss",
+                             w.app.unique_name, "x");
+        _cleanup_(message_unrefp) Message *error = client_wait_reply(&w.h, &w.app, serial);
+        assert_non_null(error);
+        assert_string_equal(message_get_error_name(error), "org.freedesktop.DBus.Error.UnknownInterface");
+        world_stop(&w);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_held_and_resolved),
+                cmocka_unit_test(test_revocation_seen_at_once),
+                cmocka_unit_test(test_made_up_tokens_cost_no_memory),
+                cmocka_unit_test(test_who_may_ask),
+                cmocka_unit_test(test_pending_call_is_enough),
+                cmocka_unit_test(test_bad_arguments),
+                cmocka_unit_test(test_fails_closed),
+                cmocka_unit_test(test_without_smack),
+                cmocka_unit_test(test_policy_outdated),
+                cmocka_unit_test(test_introspection_and_path),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

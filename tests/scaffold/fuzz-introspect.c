@@ -1,0 +1,55 @@
+/*
+ * Fuzzer of the introspection parser (policy/tool/scaffold-xml.c): any
+ * bytes, parsed as a file and as an Introspect reply of "/"; what parses
+ * is written as a manifest (to memory). Replayed over corpus-introspect/
+ * in every test run; with -Dfuzzing=true also a libFuzzer binary.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "scaffold.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void write_manifest(const ScaffoldTree *tree) {
+        ScaffoldManifest manifest = { .name = "org.example.Fuzz", .token = "Token", .source = "fuzz" };
+        char *text = NULL;
+        size_t n = 0;
+        FILE *out = open_memstream(&text, &n);
+
+        if (!out)
+                abort();
+        if (scaffold_write_manifest(tree, &manifest, out) != 0)
+                abort();
+        fclose(out);
+        free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        for (int walking = 0; walking <= 1; walking++) {
+                ScaffoldTree *tree = NULL;
+                Diagnostics *diag = NULL;
+                char **children = NULL;
+                size_t n_children = 0;
+                int r;
+
+                if (scaffold_tree_new(&tree) < 0 || diagnostics_new(&diag) < 0)
+                        abort();
+                r = scaffold_xml_parse(tree, (const char *) data, size, "fuzz.xml", walking ? "/" : NULL, diag,
+                                       &children, &n_children);
+                if (r == 0) {
+                        if (scaffold_tree_complete(tree) < 0)
+                                abort();
+                        scaffold_tree_sort(tree);
+                        write_manifest(tree);
+                }
+                for (size_t i = 0; i < n_children; i++)
+                        free(children[i]);
+                free(children);
+                diagnostics_free(diag);
+                scaffold_tree_free(tree);
+        }
+        return 0;
+}
