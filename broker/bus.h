@@ -171,6 +171,8 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
  * (issue 17: fail closed). dispatch-observe.c.
  */
 bool bus_observes_denials(Bus *bus);
+/* Whether MSSF mediation is in force: Smack, or a compiled policy (dispatch-observe.c). */
+bool bus_mediates(Bus *bus);
 /*
  * The driver's error answering call (to its sender), with one string
  * argument; NO_REPLY_EXPECTED as every message of dbus-daemon's driver.

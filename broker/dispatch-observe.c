@@ -136,9 +136,12 @@ static bool dispatch_monitor_wants(Peer *monitor, const MatchMessage *mm) {
         return false;
 }
 
+bool bus_mediates(Bus *bus) {
+        return bus->security && (security_has_smack(bus->security) || security_get_policy_db(bus->security));
+}
+
 bool bus_observes_denials(Bus *bus) {
-        return !bus->security ||
-               (!security_has_smack(bus->security) && !security_get_policy_db(bus->security));
+        return !bus_mediates(bus);
 }
 
 /* What a reply's call needed of its caller (its slot's record); NULL for anything else. */

@@ -34,7 +34,11 @@
  * (MEDIATE_ROUTE_UNICAST): busconfig's requested_reply rules decide, as
  * in dbus-daemon (denied by system.conf's defaults, allowed by
  * session.conf's eavesdrop="true" rule), and with Smack the sender's
- * label needs "w" to the recipient's like for any other write.
+ * label needs "w" to the recipient's like for any other write. Under MSSF
+ * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
+ * reply is refused whatever busconfig says (AccessDenied to its sender):
+ * the caller's library would take one carrying a pending call's serial as
+ * that call's answer (issue 17, forged replies).
  *
  * Flow control (issue 13): each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
@@ -364,6 +368,22 @@ static int dispatch_unfilterable(Bus *bus, Peer *sender, Peer *recipient, Messag
 }
 
 /*
+ * Under MSSF mediation a reply is delivered only as the answer to a call
+ * the bus saw (issue 17, fail closed): the caller's library matches a
+ * reply by its serial alone, so any connection whose label may write to
+ * the caller (another one of the service's label, say) could otherwise
+ * answer a protected call first, and busconfig's unrequested-reply rules
+ * (session.conf allows them) do not know about labels.
+ */
+static int dispatch_unrequested_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+        return bus_reply_error(bus, sender, m, BUS_ERROR_ACCESS_DENIED,
+                               "Rejected a reply from \"%s\" to \"%s\" (reply serial %u): it answers no "
+                               "call pending between them, and with MSSF mediation only requested "
+                               "replies are delivered", sender->unique_name, recipient->unique_name,
+                               (unsigned) message_get_reply_serial(m));
+}
+
+/*
  * To recipient, the owner of m's destination. A reply that takes a slot
  * is a requested one (and *call what the slot kept); any other reply is
  * judged as unrequested. captured: monitors saw m already (a message
@@ -387,6 +407,8 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Peer *recipient, Message *m,
         early = !captured && bus_observes_denials(bus);
         if (early)
                 dispatch_capture(bus, m, sender, recipient, &filter);
+        if (dispatch_is_reply(m) && !requested && bus_mediates(bus))
+                return dispatch_unrequested_reply(bus, sender, recipient, m);
         if (mediate_message(sender, recipient, m, requested ? MEDIATE_ROUTE_REPLY : MEDIATE_ROUTE_UNICAST,
                             &verdict) != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);

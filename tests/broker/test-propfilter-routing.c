@@ -645,6 +645,45 @@ static void test_denied_not_observed(void **state) {
         client_close(&spy);
 }
 
+/* The service answers call with a method return of the given serial. */
+static void reply_with_serial(Harness *h, Client *service, Message *call, uint32_t serial) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *reply = NULL;
+
+        assert_int_equal(message_new_method_return(call, NULL, &b), 0);
+        assert_int_equal(message_builder_set_serial(b, serial), 0);
+        assert_int_equal(message_builder_finish(b, &reply), 0);
+        client_send(h, service, reply, NULL, 0);
+}
+
+/*
+ * Under MSSF mediation (here a compiled policy, no Smack) only requested
+ * replies are delivered, although this busconfig's eavesdrop="true" allow
+ * rules would admit unrequested ones (as session.conf does): a second
+ * answer to the same call is refused with AccessDenied to the replier and
+ * never reaches the caller, whose library would take any reply carrying
+ * a pending serial as its answer (issue 17, forged replies).
+ */
+static void test_unrequested_reply_refused(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *call = NULL, *reply = NULL, *second = NULL, *refusal = NULL;
+        uint32_t serial;
+
+        serial = client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Call", "");
+        call = recv_not_driver(&f->h, &f->service);
+        assert_non_null(call);
+        reply_with_serial(&f->h, &f->service, call, 900);
+        reply = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
+        reply_with_serial(&f->h, &f->service, call, 901);
+        refusal = client_wait_reply(&f->h, &f->service, 901);
+        assert_non_null(refusal);
+        assert_string_equal(message_get_error_name(refusal), "org.freedesktop.DBus.Error.AccessDenied");
+        second = recv_not_driver(&f->h, &f->app);
+        assert_null(second);
+}
+
 /*
  * A GetAll forwarded while the callee held no declared name: its reply is
  * filtered all the same once the callee has acquired one (decided when the
@@ -698,6 +737,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_monitor_reply_filtered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_observers_need_signal_tokens, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_denied_not_observed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unrequested_reply_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reply_filtered_by_late_name, setup, teardown),
         };
         int failed;
