@@ -19,6 +19,7 @@
 
 #include "fileio.h"
 #include "install-plan.h"
+#include "integrity.h"
 #include "installed.h"
 #include "manifest.h"
 #include "model.h"
@@ -60,6 +61,7 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
         free(plan->rule_files);
         strmap_deinit(&plan->rule_file_index);
         smack_rules_free(plan->kernel_changes);
+        integrity_plan_free(plan->integrity);
         free(plan);
         return NULL;
 }

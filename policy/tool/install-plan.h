@@ -11,6 +11,7 @@
 #include "strmap.h"
 #include "transaction.h"
 
+typedef struct IntegrityPlan IntegrityPlan;
 typedef struct Package Package;
 typedef struct PolicySet PolicySet;
 
@@ -41,6 +42,7 @@ typedef struct InstallPlan {
         size_t n_rule_files_allocated;
         StrMap rule_file_index;         /* name -> index + 1 in rule_files */
         SmackRules *kernel_changes;     /* pairs to set in the kernel, with their access */
+        IntegrityPlan *integrity;       /* (nullable) security.ima changes (integrity.h) */
 } InstallPlan;
 
 enum {

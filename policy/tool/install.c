@@ -6,7 +6,8 @@
  * package's rule file, compile policy.db), so that every check that can
  * refuse runs before anything is touched. Only then is the system
  * changed, step by step, through one Transaction: manifest copy and
- * origin, SMACK64EXEC labels, rule files, kernel rules, policy.db. A
+ * origin, SMACK64EXEC labels, security.ima reference hashes (integrity.c),
+ * rule files, kernel rules, policy.db. A
  * failure at any step rolls all of it back. The bus is told last, after
  * the commit; a bus that is not running is only a note.
  *
@@ -29,6 +30,7 @@
 #include "compile.h"
 #include "fileio.h"
 #include "installed.h"
+#include "integrity.h"
 #include "journal.h"
 #include "install-plan.h"
 #include "install.h"
@@ -85,7 +87,13 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
                 return report_compile_error(c, r, &error);
         if (r < 0)
                 return r;
-        return install_plan_rules(plan, &c->paths, c->diag);
+        r = install_plan_rules(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r;
+        /* Reads every file now: a changed one refuses before anything is touched. */
+        r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
+                               c->diag, &plan->integrity);
+        return r > 0 ? TOOL_E_INVALID : r;
 }
 
 static int ensure_dirs(const ToolPaths *paths) {
@@ -166,6 +174,9 @@ static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
                 return r;
         r = smack_setup_label(t, &c->paths, plan->old_package,
                               plan->new_package, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = integrity_apply(t, &c->paths, plan->integrity, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
         r = install_plan_write_rules(t, plan, &c->paths);

@@ -61,6 +61,8 @@ static const char usage_text[] =
         "  check MANIFEST...                       validate manifests on their own\n"
         "  list                                    installed packages and their origins\n"
         "  dump                                    the compiled policy as text\n"
+        "  verify [PACKAGE]                        files changed since install, lost xattrs,\n"
+        "                                          changed labels (exit 6 when any)\n"
         "  explain --label L --dest NAME [--path P] [--interface I] --member M [--signal]\n"
         "                                          would the bus allow it, and which rule decides\n"
         "  scaffold (--xml FILE... | --dest NAME [--address ADDR]) --name BUSNAME --token TOKEN\n"
@@ -222,6 +224,11 @@ static int run_command(ToolContext *c, const char *command, const Arguments *arg
         if (strcmp(command, "list") == 0) {
                 r = want_positional(args, 0, "list takes no arguments");
                 return r != 0 ? r : tool_list(c);
+        }
+        if (strcmp(command, "verify") == 0) {
+                if (args->n_positional > 1)
+                        return usage_error("verify takes at most one PACKAGE");
+                return tool_verify(c, args->n_positional ? p[0] : NULL);
         }
         if (strcmp(command, "dump") == 0) {
                 r = want_positional(args, 0, "dump takes no arguments");

@@ -16,6 +16,7 @@ enum {
         TOOL_E_INVALID = 3,             /* a manifest (or the installed set) has errors: see diag */
         TOOL_E_NOT_INSTALLED = 4,       /* no such package, or no policy.db */
         TOOL_E_DENIED = 5,              /* explain: the message would be denied */
+        TOOL_E_MISMATCH = 6,            /* verify: a file or label differs from what was installed */
 };
 
 typedef struct ToolContext {
@@ -37,6 +38,8 @@ int tool_install(ToolContext *c, const char *package, const char *manifest, cons
 int tool_remove(ToolContext *c, const char *package);
 /* output NULL: paths.policy_db (and the bus is asked to reload). */
 int tool_compile(ToolContext *c, const char *output);
+/* verify.c: package NULL = every installed package. 0, TOOL_E_MISMATCH, ... */
+int tool_verify(ToolContext *c, const char *package);
 int tool_list(ToolContext *c);
 int tool_dump(ToolContext *c);
 

@@ -2,7 +2,7 @@
  * The undo log behind mssf-policy's all-or-nothing promise.
  *
  * An install touches four kinds of state: files (manifest copy, origin,
- * rule files, policy.db), extended attributes (SMACK64EXEC), the kernel's
+ * rule files, policy.db), extended attributes (SMACK64EXEC, security.ima), the kernel's
  * Smack rules, and the running bus (told last, after commit, and never
  * undone). Before each change the log stores what was there: a file's
  * bytes and mode or its absence, an xattr's value or its absence, a rule
@@ -27,7 +27,7 @@
 #include "smack-kernel.h"
 #include "transaction.h"
 
-#define XATTR_VALUE_MAX 256
+#define XATTR_VALUE_MAX 65536      /* the kernel's XATTR_SIZE_MAX */
 
 typedef enum UndoKind {
         UNDO_FILE,
@@ -160,14 +160,22 @@ int transaction_remove_file(Transaction *t, const char *path) {
         return note_failure(t, r, "removing %s", path);
 }
 
-/* The current value: 0 with *ret (NULL when absent), or -errno. */
+/*
+ * The current value: 0 with *ret (NULL when absent), or -errno. Sized by
+ * asking first: security.ima may hold a signature of several hundred bytes.
+ */
 static int xattr_read(const char *path, const char *name, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *value = malloc(XATTR_VALUE_MAX + 1);
-        ssize_t n;
+        _cleanup_free_ char *value = NULL;
+        ssize_t n = getxattr(path, name, NULL, 0);
 
-        if (!value)
-                return -ENOMEM;
-        n = getxattr(path, name, value, XATTR_VALUE_MAX);
+        if (n >= 0 && n <= XATTR_VALUE_MAX) {
+                value = malloc((size_t) n + 1);
+                if (!value)
+                        return -ENOMEM;
+                n = getxattr(path, name, value, (size_t) n);
+        } else if (n > XATTR_VALUE_MAX) {
+                return -E2BIG;
+        }
         if (n < 0) {
                 if (errno != ENODATA)
                         return -errno;
@@ -189,7 +197,24 @@ static int xattr_write(const char *path, const char *name, const char *value, si
         return 0;
 }
 
-int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
+/*
+ * Put a saved value back, unless it is still there: a change the kernel
+ * refused (EVM refuses security.ima on a file without a valid HMAC) left
+ * it as it was, and writing it again would be refused the same way.
+ */
+static int xattr_restore(const Undo *u) {
+        _cleanup_free_ char *current = NULL;
+        size_t size = 0;
+
+        if (xattr_read(u->path, u->name, &current, &size) >= 0 &&
+            (current ? u->value && size == u->value_size && memcmp(current, u->value, size) == 0
+                     : !u->value))
+                return 0;
+        return xattr_write(u->path, u->name, u->value, u->value_size);
+}
+
+int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
+                                 const void *value, size_t size) {
         Undo u = { .kind = UNDO_XATTR };
         int r;
 
@@ -207,8 +232,12 @@ int transaction_set_xattr(Transaction *t, const char *path, const char *name, co
                 undo_clear(&u);
                 return r;
         }
-        r = xattr_write(path, name, value, value ? strlen(value) : 0);
+        r = xattr_write(path, name, value, size);
         return note_failure(t, r, "setting %s on %s", name, path);
+}
+
+int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
+        return transaction_set_xattr_bytes(t, path, name, value, value ? strlen(value) : 0);
 }
 
 int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
@@ -249,7 +278,7 @@ static int undo_apply(const Transaction *t, const Undo *u) {
         case UNDO_FILE:
                 return file_snapshot_restore(u->file);
         case UNDO_XATTR:
-                return xattr_write(u->path, u->name, u->value, u->value_size);
+                return xattr_restore(u);
         case UNDO_KERNEL_RULE:
                 return smack_kernel_set(t->smackfs, u->subject, u->object, u->access);
         }

@@ -24,6 +24,9 @@ int transaction_remove_file(Transaction *t, const char *path);
 
 /* Set (value non-NULL) or remove (value NULL) an extended attribute. */
 int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value);
+/* The same with a binary value (security.ima). */
+int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
+                                const void *value, size_t size);
 
 /*
  * Set a kernel Smack rule through smackfs (the smackfs given at

@@ -1,0 +1,154 @@
+/*
+ * mssf-policy verify [PACKAGE]: does each installed package's file still
+ * carry what mssf-policy set, and still match it?
+ *
+ * For every installed package (or the one named): each protected file
+ * (integrity_package_files: its binaries and dpkg's list) must have a
+ * security.ima that is a sha256 reference equal to the file's hash now;
+ * each of its own binaries must carry SMACK64EXEC = the package's label;
+ * with EVM's key loaded, each must carry security.evm. One line per
+ * finding on stdout ("PACKAGE: /file: what"), nothing for a file that is
+ * right, then a summary on stderr. Reading only: it takes no lock and
+ * changes nothing, so it is safe from cron or a health check.
+ *
+ * Exit: 0 everything matches, TOOL_E_MISMATCH (6) something differs,
+ * TOOL_E_NOT_INSTALLED (4) the package named is not installed, 3 an
+ * installed manifest does not parse, 1 a system error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "installed.h"
+#include "integrity.h"
+#include "manifest.h"
+#include "model.h"
+#include "operations.h"
+#include "smack-setup.h"
+
+static void names_free(char **names, size_t n) {
+        for (size_t i = 0; names && i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+typedef struct VerifyCount {
+        size_t files;
+        size_t findings;
+} VerifyCount;
+
+/* The file as the package names it: without the --root prefix. */
+static const char *shown(const ToolPaths *paths, const char *file) {
+        size_t n = strlen(paths->file_root);
+
+        return n > 0 && strncmp(file, paths->file_root, n) == 0 ? file + n : file;
+}
+
+static void finding(ToolContext *c, VerifyCount *count, const char *package, const char *file,
+                    const char *what) {
+        fprintf(c->out, "%s: %s: %s\n", package, shown(&c->paths, file), what);
+        count->findings++;
+}
+
+static void verify_ima(ToolContext *c, VerifyCount *count, const char *package, const char *file,
+                       bool evm) {
+        uint8_t value[IMA_VALUE_SIZE + 1];
+        ssize_t n = getxattr(file, IMA_XATTR, value, sizeof(value));
+        ImaDigests now;
+        int r;
+
+        count->files++;
+        if (n < 0 && errno == ENODATA)
+                return finding(c, count, package, file, "no security.ima (lost its reference hash)");
+        if (n < 0 && errno != ERANGE)
+                return finding(c, count, package, file, "security.ima cannot be read");
+        if (n < 0 || n != IMA_VALUE_SIZE || value[0] != IMA_XATTR_DIGEST_NG ||
+            value[1] != IMA_HASH_ALGO_SHA256)
+                return finding(c, count, package, file,
+                               "security.ima is not a sha256 reference hash (replaced)");
+        r = ima_digest_file(file, &now);
+        if (r < 0)
+                return finding(c, count, package, file, "cannot be read to hash it");
+        if (!ima_value_equal(value, (size_t) n, now.value))
+                finding(c, count, package, file,
+                        "content changed (does not match its security.ima)");
+        if (evm && getxattr(file, EVM_XATTR, NULL, 0) < 0)
+                finding(c, count, package, file, "no security.evm (EVM's key is loaded)");
+}
+
+static void verify_label(ToolContext *c, VerifyCount *count, const char *package,
+                         const char *file, const char *label) {
+        char value[256], what[600];
+        ssize_t n = getxattr(file, SMACK_XATTR_EXEC, value, sizeof(value) - 1);
+
+        if (n < 0) {
+                snprintf(what, sizeof(what), "no %s (should be '%s')", SMACK_XATTR_EXEC, label);
+                return finding(c, count, package, file, what);
+        }
+        value[n] = '\0';
+        if (strcmp(value, label) == 0)
+                return;
+        snprintf(what, sizeof(what), "%s is '%s', not '%s'", SMACK_XATTR_EXEC, value, label);
+        finding(c, count, package, file, what);
+}
+
+static int verify_package(ToolContext *c, VerifyCount *count, const char *package_name,
+                          bool evm) {
+        _cleanup_free_ char *manifest = installed_manifest_path(&c->paths, package_name);
+        _cleanup_(package_freep) Package *package = NULL;
+        char **files = NULL, **binaries = NULL;
+        size_t n_files = 0, n_binaries = 0;
+        int r;
+
+        if (!manifest)
+                return -ENOMEM;
+        if (access(manifest, F_OK) < 0) {
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                                "package %s is not installed (no %s)", package_name, manifest);
+                return TOOL_E_NOT_INSTALLED;
+        }
+        r = manifest_parse_file(manifest, package_name, NULL, c->diag, &package);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
+        r = integrity_package_files(&c->paths, package_name, package, true, &files, &n_files);
+        if (r >= 0)
+                r = integrity_package_files(&c->paths, package_name, package, false, &binaries,
+                                            &n_binaries);
+        for (size_t i = 0; r >= 0 && i < n_files; i++)
+                verify_ima(c, count, package_name, files[i], evm);
+        for (size_t i = 0; r >= 0 && i < n_binaries; i++)
+                verify_label(c, count, package_name, binaries[i], package->name);
+        names_free(files, n_files);
+        names_free(binaries, n_binaries);
+        return r < 0 ? r : 0;
+}
+
+int tool_verify(ToolContext *c, const char *package) {
+        char **names = NULL;
+        bool evm = !c->paths.root && (ima_evm_state() & 1);
+        VerifyCount count = {};
+        size_t n_names = 0;
+        int r;
+
+        if (package)
+                r = verify_package(c, &count, package, evm);
+        else {
+                r = installed_names(&c->paths, &names, &n_names);
+                for (size_t i = 0; r >= 0 && i < n_names; i++) {
+                        int one = verify_package(c, &count, names[i], evm);
+
+                        if (one != 0)
+                                r = one < 0 ? one : (r == 0 ? one : r);
+                }
+                names_free(names, n_names);
+        }
+        if (r != 0)
+                return r;
+        fprintf(c->err, "verify: %zu file%s checked, %zu finding%s\n", count.files,
+                count.files == 1 ? "" : "s", count.findings, count.findings == 1 ? "" : "s");
+        return count.findings > 0 ? TOOL_E_MISMATCH : 0;
+}
