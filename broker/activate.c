@@ -368,7 +368,10 @@ static bool activate_known(Bus *bus, const char *name) {
  * Monitors see m when it arrives (as dbus-daemon captures in
  * bus_dispatch()), before the error it gets, but after the
  * ActivationRequest its start sent (dbus-daemon runs that request's
- * transaction first); not again when it is delivered.
+ * transaction first); not again when it is delivered. Under MSSF
+ * mediation (bus_observes_denials() false) a message the policy
+ * refuses is copied to no observer, and one waiting for its service is
+ * captured when it is delivered, once allowed (bus_dispatch_activated()).
  */
 int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
         MediateVerdict verdict;
@@ -388,12 +391,14 @@ int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
         }
         /* Before anything starts: a caller that may not call the service cannot start it. */
         if (mediate_activation(sender, destination, m, &verdict) != 0) {
-                bus_monitors_capture(bus, m, sender);
+                if (bus_observes_denials(bus))
+                        bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         }
         r = activate_enqueue(bus, destination, &(ActivationQueued) { .peer = sender, .message = m }, error,
                              sizeof(error));
-        bus_monitors_capture(bus, m, sender);
+        if (bus_observes_denials(bus))
+                bus_monitors_capture(bus, m, sender);
         if (r > 0)
                 return bus_reply_error(bus, sender, m, r, "%s", error);
         return r;

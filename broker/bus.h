@@ -141,7 +141,8 @@ int bus_dispatch(Peer *sender, Message *m);
 /*
  * A message that waited for its destination's activation, now that the
  * name has an owner (takes m): judged and delivered as if just sent, but
- * not shown to monitors again (they saw it when it arrived).
+ * not shown to monitors again (they saw it when it arrived), except under
+ * MSSF mediation, where they see it now, once allowed.
  */
 int bus_dispatch_activated(Peer *sender, Message *m);
 /*
@@ -162,6 +163,16 @@ int bus_queue(Peer *peer, Message *m, Peer *sender);
 void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m);
 /* Copies m to every monitor whose rules match and whose label could have received it. */
 void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
+/*
+ * Whether observers see what the policy refuses, as dbus-daemon's
+ * monitors do: only without MSSF mediation (no Smack, no compiled
+ * policy). Otherwise a message is captured only once it was allowed for
+ * its recipient, and no observer gets the bus's AccessDenied answers
+ * (issue 17: fail closed). dispatch-observe.c.
+ */
+bool bus_observes_denials(Bus *bus);
+/* Whether MSSF mediation is in force: Smack, or a compiled policy (dispatch-observe.c). */
+bool bus_mediates(Bus *bus);
 /*
  * The driver's error answering call (to its sender), with one string
  * argument; NO_REPLY_EXPECTED as every message of dbus-daemon's driver.

@@ -26,7 +26,8 @@ int dispatch_filter_message(Bus *bus, const DispatchFilter *filter, Peer *sender
 /*
  * m to every monitor whose rules match and whose label may see it, before
  * any policy judged m for its recipient (nullable: the driver, a
- * broadcast, a name nobody owns). filter: as decided for the recipient
+ * broadcast, a name nobody owns) when bus_observes_denials(), else
+ * once it was allowed. filter: as decided for the recipient
  * (NULL: classify m here). Nothing at all without monitors.
  */
 void dispatch_capture(Bus *bus, Message *m, Peer *sender, Peer *recipient, DispatchFilter *filter);

@@ -3,21 +3,41 @@
  * recipient: monitors (BecomeMonitor), match rules (broadcasts and
  * eavesdroppers), and the per-recipient property filter they all share.
  *
- * Monitors, as dbus-daemon (bus_transaction_capture): a monitor sees a
- * message when the bus takes it in, before any policy judged it for its
- * recipient, so a denied message and the error the bus answers are both
- * observed; so is, for monitors only, the error the bus would have given
- * for a broadcast copy or an eavesdropper's copy it withheld, and for a
- * message of its own that a recipient's policy refused
- * (bus_transaction_capture_error_reply). Each monitor's copy is then
- * judged as if the monitor were the recipient (mediate_message() on
- * MEDIATE_ROUTE_MONITOR; DESIGN.md and issue 8: "an eavesdropper never
- * receives a message its label could not have received as its
- * recipient"): the sender's label needs Smack "w" to the monitor's (the
- * driver's messages exempt; a reply or error too, since it is not the
- * monitor's expected reply), a signal's tokens must be held by the
- * monitor, and property carriers are filtered for its label (a copy that
- * filters to nothing is not sent). Monitors skip busconfig, as in
+ * Threat model (DESIGN.md and issue 8: "an eavesdropper never receives
+ * a message its label could not have received as its recipient"; issue
+ * 17: "a label sees nothing it could not have received as the recipient
+ * of its own calls"). Observers are connections that asked to see other
+ * people's traffic; whoever can reach a monitor's label may also try to
+ * use it as a channel or knock it off the bus.
+ *
+ * When monitors see a message. Without MSSF mediation (no Smack, no
+ * compiled policy: bus_observes_denials()), as dbus-daemon
+ * (bus_transaction_capture): a monitor sees a message when the bus takes
+ * it in, before any policy judged it for its recipient, so a denied
+ * message and the error the bus answers are both observed; so is, for
+ * monitors only, the error the bus would have given for a broadcast copy
+ * or an eavesdropper's copy it withheld, and for a message of its own
+ * that a recipient's policy refused (bus_transaction_capture_error_reply).
+ * Under MSSF mediation (Smack, or a compiled policy) issue 17's rule
+ * wins, failing closed: a message is captured only once it was allowed
+ * for its recipient, so a denied message is copied to no observer, and
+ * neither is any AccessDenied the bus sends (its text names the caller's
+ * label, the destination and the member).
+ *
+ * What each monitor's copy must pass: it is judged as if the monitor were
+ * the recipient (mediate_message() on MEDIATE_ROUTE_MONITOR): the
+ * sender's label needs Smack "w" to the monitor's (the driver's messages
+ * exempt; a reply or error too, since it is not the monitor's expected
+ * reply), a signal's tokens must be held by the monitor, a descriptor
+ * it carries must be one the monitor's label could receive
+ * (smack_fd_receivable(): the kernel would refuse it and the monitor's
+ * library hang up), a reply's copy needs every token its call needed of
+ * its caller (mediate_observer_reply(), from the reply slot's record, so
+ * a Properties.Get reply needs the property's token; a monitor joining
+ * or the callee's names changing mid-call change nothing, and a slot
+ * without a record gives observers nothing), and property carriers are
+ * filtered for its label (a copy that filters to nothing is not sent).
+ * Eavesdroppers pass the same checks. Monitors skip busconfig, as in
  * dbus-daemon. Without Smack and without a compiled policy, that leaves
  * exactly dbus-daemon's behaviour. A monitor whose queue cannot take its
  * copy is disconnected (peer_doom()), as dbus-broker does.
@@ -116,14 +136,43 @@ static bool dispatch_monitor_wants(Peer *monitor, const MatchMessage *mm) {
         return false;
 }
 
-/* One monitor's copy: only what its label could have received as m's recipient, filtered for it. */
+bool bus_mediates(Bus *bus) {
+        return bus->security && (security_has_smack(bus->security) || security_get_policy_db(bus->security));
+}
+
+bool bus_observes_denials(Bus *bus) {
+        return !bus_mediates(bus);
+}
+
+/* What a reply's call needed of its caller (its slot's record); NULL for anything else. */
+static const MediationNeeds *dispatch_reply_needs(const DispatchFilter *filter) {
+        return filter->call ? &filter->call->needs : NULL;
+}
+
+/* The bus's AccessDenied answers, withheld from observers under MSSF mediation (issue 17). */
+static bool dispatch_is_hidden_denial(Bus *bus, Peer *sender, Message *m) {
+        const char *error;
+
+        if (sender || message_get_type(m) != MESSAGE_ERROR || bus_observes_denials(bus))
+                return false;
+        error = message_get_error_name(m);
+        return error && strcmp(error, bus_error_name(BUS_ERROR_ACCESS_DENIED)) == 0;
+}
+
+/*
+ * One monitor's copy: only what its label could have received as m's
+ * recipient (mediate_message(): the sender's Smack "w" to it, a signal's
+ * tokens, its descriptors; mediate_observer_reply(): a reply's call's
+ * tokens), filtered for it.
+ */
 static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message *m, DispatchFilter *filter) {
         _cleanup_(message_unrefp) Message *filtered = NULL;
         MediateVerdict verdict;
 
         if (monitor->dead)
                 return;
-        if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0)
+        if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0 ||
+            mediate_observer_reply(sender, monitor, m, dispatch_reply_needs(filter), &verdict) != 0)
                 return;
         if (dispatch_filter_applies(filter, bus, sender, monitor)) {
                 if (dispatch_filter_message(bus, filter, sender, monitor, m, &filtered) != 0)
@@ -139,7 +188,7 @@ void dispatch_capture(Bus *bus, Message *m, Peer *sender, Peer *recipient, Dispa
         DispatchFilter own_filter;
         MatchMessage mm;
 
-        if (ilist_is_empty(&bus->monitors))
+        if (ilist_is_empty(&bus->monitors) || dispatch_is_hidden_denial(bus, sender, m))
                 return;
         if (!filter) {
                 dispatch_filter_init(&own_filter, sender, m, NULL);
@@ -219,6 +268,9 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
                 dispatch_capture_error(broadcast->bus, m, broadcast->sender, verdict.error, verdict.text);
                 return 0;
         }
+        if (eavesdrop && mediate_observer_reply(broadcast->sender, recipient, m,
+                                                dispatch_reply_needs(broadcast->filter), &verdict) != 0)
+                return 0;
         if (dispatch_filter_applies(broadcast->filter, broadcast->bus, broadcast->sender, recipient)) {
                 /* Nothing left, a body that does not fit, an error: this recipient gets nothing. */
                 if (dispatch_filter_message(broadcast->bus, broadcast->filter, broadcast->sender, recipient,

@@ -5,8 +5,10 @@
  * In order: the first message must be Hello (driver.c); a monitor may
  * send nothing (disconnected); the bus stamps SENDER with the peer's
  * unique name (a spoofed one is overwritten); monitors get a copy
- * (dispatch-observe.c: before any policy judges it, as dbus-daemon
- * captures); then the message goes to the driver, to one addressed peer
+ * (dispatch-observe.c: without MSSF mediation before any policy judges
+ * it, as dbus-daemon captures; with Smack or a compiled policy only once
+ * it was allowed for its recipient, issue 17); then the message goes to
+ * the driver, to one addressed peer
  * (unicast, plus eavesdroppers once that peer was allowed it), to the
  * start of the service that will own its destination (activate.c), or
  * to every peer with a matching rule (a signal without destination). A
@@ -21,7 +23,8 @@
  * the driver, whatever its type and flags: a method call with
  * NO_REPLY_EXPECTED, a unicast signal, a method return or an error get
  * one too, exactly as from dbus-daemon. Broadcasts and observers' copies
- * are never answered (monitors see the error instead, dispatch-observe.c).
+ * are never answered (monitors see the error instead, dispatch-observe.c;
+ * under MSSF mediation no observer sees the bus's AccessDenied answers).
  *
  * Replies: a method call expecting a reply registers (caller, callee,
  * serial) in the reply registry; a METHOD_RETURN or ERROR that takes such
@@ -31,7 +34,11 @@
  * (MEDIATE_ROUTE_UNICAST): busconfig's requested_reply rules decide, as
  * in dbus-daemon (denied by system.conf's defaults, allowed by
  * session.conf's eavesdrop="true" rule), and with Smack the sender's
- * label needs "w" to the recipient's like for any other write.
+ * label needs "w" to the recipient's like for any other write. Under MSSF
+ * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
+ * reply is refused whatever busconfig says (AccessDenied to its sender):
+ * the caller's library would take one carrying a pending call's serial as
+ * that call's answer (issue 17, forged replies).
  *
  * Flow control (issue 13): each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
@@ -49,13 +56,16 @@
  * GetAll/GetManagedObjects call leaves a PropfilterCall in its reply slot
  * (once a policy is loaded), whoever the callee: whether the reply is
  * filtered is decided when it arrives, by the names the replier owns or
- * is queued for then. A callee that acquires a declared name while the
- * call is pending answers under it (fail closed); one that gave all its
- * declared names up before answering answers as the undeclared
- * connection it has become. A properties call may not reuse the serial of
- * a call still pending to the same callee (AccessDenied): its reply would
- * take the older slot's record. A caller whose reply cannot be filtered
- * gets AccessDenied instead of waiting for NoReply.
+ * is queued for then, or ever did (security_peer_get_names()). A callee
+ * that acquires a declared name while the call is pending answers under
+ * it (fail closed); one that gives its names up stays under them for the
+ * rest of the connection. Beside it the slot keeps what mediation said
+ * the call needed of its caller (MediationNeeds, issue 17): observers'
+ * copies of the reply are judged by it (dispatch-observe.c). A properties
+ * call, or one that needed a token, may not reuse the serial of a call
+ * still pending to the same callee (AccessDenied): its reply would take
+ * the older slot's record. A caller whose reply cannot be filtered gets
+ * AccessDenied instead of waiting for NoReply.
  *
  * Hot path: one Message, referenced by every queue it lands in; no copy,
  * no allocation beyond the queues' amortised rings. Errors back to the
@@ -162,23 +172,27 @@ void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *re
 }
 
 /*
- * As dbus-daemon's bus_transaction_send_from_driver(): monitors see the
- * message even when the recipient's policy then refuses it (and, for
- * them only, the AccessDenied the driver would have got back).
+ * As dbus-daemon's bus_transaction_send_from_driver(): without MSSF
+ * mediation monitors see the message even when the recipient's policy
+ * then refuses it (and, for them only, the AccessDenied the driver would
+ * have got back); with it, only once it was allowed (issue 17).
  */
 static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) {
+        bool early = capture && bus_observes_denials(bus);
         MediateVerdict verdict;
 
         if (peer->dead)
                 return 0;
-        if (capture)
+        if (early)
                 dispatch_capture(bus, m, NULL, peer, NULL);
         if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
                             MEDIATE_ROUTE_UNICAST, &verdict) != 0) {
-                if (capture)
+                if (early)
                         dispatch_capture_error(bus, m, NULL, verdict.error, verdict.text);
                 return 0;
         }
+        if (capture && !early)
+                dispatch_capture(bus, m, NULL, peer, NULL);
         /* It cannot take what the bus owes it (a reply, NameLost, a signal it subscribed to). */
         if (bus_queue(peer, m, NULL) == CONNECTION_E_QUOTA)
                 peer_doom(peer, m, "a message from the bus driver");
@@ -261,7 +275,9 @@ static int dispatch_call_to_filter(Bus *bus, Message *m, PropfilterCall *ret_cal
         return propfilter_call_init(ret_call, m);
 }
 
-static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+/* needs: what mediation said the call needs of its caller, kept for observers of the reply. */
+static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m,
+                                 const MediationNeeds *needs) {
         _cleanup_(propfilter_call_deinit) PropfilterCall call = { .kind = PROPFILTER_NONE };
         int64_t timeout = bus->config->limits.reply_timeout;
         uint64_t deadline = timeout < 0 ? UINT64_MAX : loop_now() + (uint64_t) timeout * 1000;
@@ -274,13 +290,14 @@ static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Messag
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_NO_MEMORY, "Out of memory");
                 return r < 0 ? r : 1;
         }
+        call.needs = *needs;
         r = reply_registry_expect_call(bus->replies, &sender->replies, &recipient->replies,
                                        message_get_serial(m), deadline, max, &call, propfilter_call_deinit);
-        if (r == REPLY_E_EXISTS && call.kind != PROPFILTER_NONE) {
-                /* The pending slot would hand this call's reply an older call's filter, or none. */
+        if (r == REPLY_E_EXISTS && (call.kind != PROPFILTER_NONE || !needs->known || needs->n_tokens > 0)) {
+                /* The pending slot would hand this call's reply an older call's filter or record. */
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_ACCESS_DENIED,
                                     "A call with serial %u from \"%s\" to \"%s\" is still pending: "
-                                    "a properties call may not reuse it",
+                                    "a properties call or one that needs a token may not reuse it",
                                     (unsigned) message_get_serial(m), sender->unique_name,
                                     recipient->unique_name);
                 return r < 0 ? r : 1;
@@ -351,16 +368,33 @@ static int dispatch_unfilterable(Bus *bus, Peer *sender, Peer *recipient, Messag
 }
 
 /*
+ * Under MSSF mediation a reply is delivered only as the answer to a call
+ * the bus saw (issue 17, fail closed): the caller's library matches a
+ * reply by its serial alone, so any connection whose label may write to
+ * the caller (another one of the service's label, say) could otherwise
+ * answer a protected call first, and busconfig's unrequested-reply rules
+ * (session.conf allows them) do not know about labels.
+ */
+static int dispatch_unrequested_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m) {
+        return bus_reply_error(bus, sender, m, BUS_ERROR_ACCESS_DENIED,
+                               "Rejected a reply from \"%s\" to \"%s\" (reply serial %u): it answers no "
+                               "call pending between them, and with MSSF mediation only requested "
+                               "replies are delivered", sender->unique_name, recipient->unique_name,
+                               (unsigned) message_get_reply_serial(m));
+}
+
+/*
  * To recipient, the owner of m's destination. A reply that takes a slot
  * is a requested one (and *call what the slot kept); any other reply is
  * judged as unrequested. captured: monitors saw m already (a message
  * queued for activation is captured when it arrives, not again when it
- * is delivered, as in dbus-daemon).
+ * is delivered, as in dbus-daemon; under MSSF mediation it is captured
+ * here, once allowed, see bus_dispatch_activated()).
  */
 static int dispatch_unicast(Bus *bus, Peer *sender, Peer *recipient, Message *m, bool captured) {
         _cleanup_(propfilter_call_deinit) PropfilterCall call = { .kind = PROPFILTER_NONE };
         _cleanup_(message_unrefp) Message *filtered = NULL;
-        bool requested = false;
+        bool requested = false, early;
         DispatchFilter filter;
         MediateVerdict verdict;
         Message *deliver = m;
@@ -370,13 +404,16 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Peer *recipient, Message *m,
                 requested = reply_registry_take_call(bus->replies, &recipient->replies, &sender->replies,
                                                      message_get_reply_serial(m), &call) == 0;
         dispatch_filter_init(&filter, sender, m, &call);
-        if (!captured)
+        early = !captured && bus_observes_denials(bus);
+        if (early)
                 dispatch_capture(bus, m, sender, recipient, &filter);
+        if (dispatch_is_reply(m) && !requested && bus_mediates(bus))
+                return dispatch_unrequested_reply(bus, sender, recipient, m);
         if (mediate_message(sender, recipient, m, requested ? MEDIATE_ROUTE_REPLY : MEDIATE_ROUTE_UNICAST,
                             &verdict) != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         if (dispatch_expects_reply(m)) {
-                r = dispatch_expect_reply(bus, sender, recipient, m);
+                r = dispatch_expect_reply(bus, sender, recipient, m, &verdict.needs);
                 if (r != 0)
                         return r < 0 ? r : 0;
         }
@@ -386,6 +423,9 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Peer *recipient, Message *m,
                         return dispatch_unfilterable(bus, sender, recipient, m, r);
                 deliver = filtered;
         }
+        /* Under MSSF mediation: allowed for its recipient, only now may observers see it. */
+        if (!captured && !early)
+                dispatch_capture(bus, m, sender, recipient, &filter);
         r = bus_queue(recipient, deliver, sender);
         if (r != 0)
                 return dispatch_refused(bus, sender, recipient, m, r);
@@ -405,7 +445,8 @@ int bus_dispatch_activated(Peer *sender, Message *message) {
         if (!recipient || recipient->monitor)
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", message_get_destination(m));
-        return dispatch_unicast(bus, sender, recipient, m, true);
+        /* Under MSSF mediation activate.c did not capture m: it is captured once allowed. */
+        return dispatch_unicast(bus, sender, recipient, m, bus_observes_denials(bus));
 }
 
 void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
@@ -414,8 +455,9 @@ void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
 }
 
 /*
- * Monitors see a message to the driver before its effects, except
- * systemd's ActivationFailure: dbus-daemon fails the waiting callers in a
+ * Monitors see a message to the driver before its effects (under MSSF
+ * mediation only once it was allowed), except systemd's
+ * ActivationFailure: dbus-daemon fails the waiting callers in a
  * transaction of their own, which goes out before the one that captured
  * the failure, so monitors see the callers' errors first. Eavesdroppers
  * get a copy after the driver's answer and effects, and only when the
@@ -424,16 +466,20 @@ void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
  */
 static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         bool capture_after = driver_is_activation_failure(m);
+        bool observes_denials = bus_observes_denials(bus);
         MediateVerdict verdict;
         int r;
 
-        if (!capture_after)
+        if (!capture_after && observes_denials)
                 dispatch_capture(bus, m, sender, NULL, NULL);
         if (mediate_message(sender, NULL, m, MEDIATE_ROUTE_UNICAST, &verdict) != 0) {
-                if (capture_after)
+                if (capture_after && observes_denials)
                         dispatch_capture(bus, m, sender, NULL, NULL);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         }
+        /* Under MSSF mediation: once allowed (issue 17). */
+        if (!capture_after && !observes_denials)
+                dispatch_capture(bus, m, sender, NULL, NULL);
         r = driver_dispatch(bus, sender, m);
         if (capture_after)
                 dispatch_capture(bus, m, sender, NULL, NULL);

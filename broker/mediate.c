@@ -7,7 +7,8 @@
  * eavesdropping apart). Messages to the bus driver pass with receiver ==
  * NULL, messages from it with sender == NULL. Monitors' copies pass too
  * (MEDIATE_ROUTE_MONITOR): like an eavesdropper, a monitor gets a copy
- * only if its label could have received the message as its recipient.
+ * only if its label could have received the message as its recipient,
+ * descriptors included.
  *
  * The decision itself is broker/security's (busconfig <policy> first, then
  * MSSF mediation by Smack label and token, see broker/mediation for the
@@ -21,6 +22,7 @@
  * keep a per-peer cache of the names a peer owns, which they refresh in
  * place; that cache is the only thing written through these pointers.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@
 #include "mediate.h"
 #include "message.h"
 #include "ratelimit.h"
+#include "smack-fd.h"
 
 /* At most 50 denial lines per 10 s, then one line saying how many were held back. */
 static RateLimit denial_log = RATELIMIT_INIT(10ull * 1000 * 1000, 50);
@@ -88,17 +91,52 @@ static int deny(const SecurityVerdict *v, const Peer *sender, const Peer *receiv
         return MEDIATE_E_DENIED;
 }
 
+/*
+ * An observer's copy carrying descriptors: with Smack, only if its label
+ * could receive every one (smack_fd_receivable()). Otherwise the kernel
+ * would refuse them at its recvmsg(), libdbus and sd-bus would hang up,
+ * and any app whose label reaches a monitor could disconnect it by
+ * passing a file of its own (issue 17, found re-attacking). Fails closed.
+ */
+static int observer_receives_fds(const Peer *observer, Message *m, MediateVerdict *ret_verdict) {
+        SmackOracle *oracle = security_get_oracle(observer->bus->security);
+        const SmackLabel *label = observer->security.mssf.label;
+        size_t n_fds = 0;
+        const int *fds = message_get_unix_fds(m, &n_fds);
+
+        if (n_fds == 0 || !oracle || !smack_oracle_has_smack(oracle))
+                return 0;
+        for (size_t i = 0; i < n_fds; i++) {
+                int r = label ? smack_fd_receivable(oracle, label, fds[i]) : -EINVAL;
+
+                if (r <= 0) {
+                        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+                        snprintf(ret_verdict->text, sizeof(ret_verdict->text),
+                                 "Withheld from an observer: label \"%s\" could not receive descriptor %zu "
+                                 "(%s)", label ? label->text : "", i, r < 0 ? strerror(-r) : "Smack");
+                        return MEDIATE_E_DENIED;
+                }
+        }
+        return 0;
+}
+
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict) {
         const Peer *any = sender ? sender : receiver;
         SecurityVerdict v;
 
         memset(ret_verdict, 0, sizeof(*ret_verdict));
-        if (!any || !any->bus->security)
+        if (!any || !any->bus->security) {
+                ret_verdict->needs.known = true;        /* no policy: nothing is needed */
                 return 0;
+        }
         if (security_check_message(any->bus->security, security_of(sender), security_of(receiver), m,
-                                   security_route(route), &v) == 0)
+                                   security_route(route), &v) == 0) {
+                ret_verdict->needs = v.mssf.needs;
+                if ((route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) && receiver)
+                        return observer_receives_fds(receiver, m, ret_verdict);
                 return 0;
+        }
         if (route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) {
                 /* A copy withheld from an observer: nothing to log (mediate.h). */
                 ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
@@ -106,6 +144,27 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
                 return MEDIATE_E_DENIED;
         }
         return deny(&v, sender, receiver, ret_verdict);
+}
+
+static bool is_reply(Message *m) {
+        uint8_t type = message_get_type(m);
+
+        return type == MESSAGE_METHOD_RETURN || type == MESSAGE_ERROR;
+}
+
+int mediate_observer_reply(const Peer *sender, const Peer *observer, Message *m,
+                           const MediationNeeds *reply_needs, MediateVerdict *ret_verdict) {
+        SecurityVerdict v;
+
+        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        if (!sender || !observer->bus->security || !is_reply(m))
+                return 0;
+        if (security_check_observer_reply(observer->bus->security, security_of(observer), m, reply_needs,
+                                          &v) == 0)
+                return 0;
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text), "%s", v.text);
+        return MEDIATE_E_DENIED;
 }
 
 int mediate_activation(const Peer *sender, const char *name, Message *m, MediateVerdict *ret_verdict) {

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "mediation-needs.h"
+
 typedef struct Message Message;
 typedef struct Peer Peer;
 
@@ -22,12 +24,15 @@ typedef enum MediateRoute {
 typedef struct MediateVerdict {
         int error;              /* a BusError for the sender when denied */
         char text[1280];        /* the error text naming the rule that denied */
+        MediationNeeds needs;   /* an allowed method call: what it needed of its caller */
 } MediateVerdict;
 
 /*
  * sender is the peer that sent m (NULL for the bus driver), receiver the
  * peer it is about to be queued for (NULL for the bus driver). Returns 0
- * to allow, or MEDIATE_E_DENIED with *ret_verdict filled. The observer
+ * to allow (for a method call, ret_verdict->needs then says what it
+ * needed of its caller, for its reply slot), or MEDIATE_E_DENIED with
+ * *ret_verdict filled. The observer
  * routes (EAVESDROP, MONITOR) ask whether receiver could have received m
  * as its recipient; a copy withheld from an observer is not logged (it
  * denies nothing the sender did, and would crowd real denials out of the
@@ -35,6 +40,17 @@ typedef struct MediateVerdict {
  */
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict);
+
+/*
+ * After mediate_message() allowed an observer's copy (route EAVESDROP or
+ * MONITOR) of m: for a reply or error from a peer, does observer hold
+ * what its call needed (reply_needs, the record its reply slot kept;
+ * NULL or not known: no copy)? An observer receives no reply it could not
+ * have received as the caller. Anything else passes (0). Not logged,
+ * like every observer copy.
+ */
+int mediate_observer_reply(const Peer *sender, const Peer *observer, Message *m,
+                           const MediationNeeds *reply_needs, MediateVerdict *ret_verdict);
 
 /*
  * The same seam for the two decisions that are not about a message: may

@@ -51,7 +51,7 @@ void mediation_counters_record(MediationCounters *counters, const MediationVerdi
 void mediation_subject_init(MediationSubject *subject, const MediationPeer *sender,
                             const MediationPeer *receiver, Message *m) {
         uint8_t type = message_get_type(m);
-        const char *destination = message_get_destination(m);
+        const char *addressed = message_get_destination(m), *destination = addressed;
 
         if (type < MESSAGE_METHOD_CALL || type > MESSAGE_SIGNAL)
                 type = MESSAGE_INVALID;
@@ -65,9 +65,10 @@ void mediation_subject_init(MediationSubject *subject, const MediationPeer *send
                 .member = message_get_member(m),
                 .error_name = message_get_error_name(m),
                 .destination = destination,
+                .unicast = type == MESSAGE_SIGNAL && addressed && receiver,
         };
         /* A broadcast signal goes to each recipient: name the recipient. */
-        if (type == MESSAGE_SIGNAL && !message_get_destination(m) && receiver)
+        if (type == MESSAGE_SIGNAL && !addressed && receiver)
                 subject->destination = receiver->unique_name;
 }
 
@@ -81,6 +82,8 @@ void mediation_verdict_allow(MediationVerdict *ret) {
         ret->destination = NULL;
         ret->member[0] = '\0';
         ret->text[0] = '\0';
+        ret->needs.known = false;
+        ret->needs.n_tokens = 0;
 }
 
 /* "interface.member", "member", or the property "interface.Name". */
@@ -127,6 +130,7 @@ static void subject_describe(const MediationSubject *subject, const char *member
 static int deny(MediationVerdict *ret, MediationReason reason, const MediationSubject *subject,
                 const char *label) {
         ret->reason = reason;
+        ret->needs.known = false;
         ret->error_name = MEDIATION_ERROR_ACCESS_DENIED;
         ret->label = label;
         ret->destination = subject ? subject->destination : NULL;
@@ -199,7 +203,12 @@ static int deny_token(MediationVerdict *ret, const MediationSubject *subject,
         deny(ret, MEDIATION_REASON_TOKEN, subject, decision->label);
         ret->token = decision->token;
         label_phrase(decision->label, who, sizeof(who));
-        if (subject->type == MESSAGE_SIGNAL)
+        if (subject->as_call)
+                snprintf(ret->text, sizeof(ret->text),
+                         "Rejected: %s lacks token \"%s\" required by %s for method %s, and a "
+                         "signal sent to it is judged as that call%s",
+                         who, decision->token, decision->name, ret->member, note);
+        else if (subject->type == MESSAGE_SIGNAL)
                 snprintf(ret->text, sizeof(ret->text),
                          "Rejected: %s lacks token \"%s\" required by %s to receive signal %s%s",
                          who, decision->token, decision->name, ret->member, note);
@@ -214,6 +223,53 @@ static int deny_token(MediationVerdict *ret, const MediationSubject *subject,
         return MEDIATION_E_DENIED;
 }
 
+/* What no manifest line covers: a method, a property, an interface's properties, a signal sent in. */
+static int deny_not_declared(MediationVerdict *ret, const MediationSubject *subject,
+                             const PolicyDecision *decision) {
+        char who[300];
+
+        deny(ret, MEDIATION_REASON_NOT_DECLARED, subject, decision->label);
+        label_phrase(decision->label, who, sizeof(who));
+        if (subject->as_call)
+                snprintf(ret->text, sizeof(ret->text),
+                         "Rejected: the manifest of %s does not declare method %s at %s, so it may "
+                         "not be sent that signal (%s)",
+                         decision->name, ret->member, subject->path, who);
+        else if (subject->property)
+                snprintf(ret->text, sizeof(ret->text),
+                         "Rejected: the manifest of %s does not declare property %s at %s "
+                         "(Properties.%s) (%s)",
+                         decision->name, ret->member, subject->path, subject->member, who);
+        else if (subject->property_interface)
+                snprintf(ret->text, sizeof(ret->text),
+                         "Rejected: the manifest of %s declares no property of interface \"%s\" "
+                         "at %s (Properties.%s) (%s)",
+                         decision->name, subject->property_interface, subject->path,
+                         subject->member, who);
+        else
+                snprintf(ret->text, sizeof(ret->text),
+                         "Rejected: the manifest of %s does not declare method %s at %s (%s)",
+                         decision->name, ret->member, subject->path, who);
+        return MEDIATION_E_DENIED;
+}
+
+int mediation_verdict_deny_reply_copy(MediationVerdict *ret, const MediationSubject *subject,
+                                      const char *label, const char *token) {
+        deny(ret, MEDIATION_REASON_TOKEN, subject, label);
+        ret->token = token;
+        if (token)
+                snprintf(ret->text, sizeof(ret->text),
+                         "Withheld from an observer: label \"%s\" lacks token \"%s\", which the "
+                         "call this reply answers needed",
+                         label, token);
+        else
+                snprintf(ret->text, sizeof(ret->text),
+                         "Withheld from an observer: what the call this reply answers needed is not "
+                         "known (label \"%s\")",
+                         label);
+        return MEDIATION_E_DENIED;
+}
+
 int mediation_verdict_deny_decision(MediationVerdict *ret, const MediationSubject *subject,
                                     const PolicyDecision *decision, bool no_smack) {
         char who[300];
@@ -222,19 +278,19 @@ int mediation_verdict_deny_decision(MediationVerdict *ret, const MediationSubjec
         case POLICY_DECIDE_E_MISSING_TOKEN:
                 return deny_token(ret, subject, decision, no_smack);
         case POLICY_DECIDE_E_NOT_DECLARED:
-                deny(ret, MEDIATION_REASON_NOT_DECLARED, subject, decision->label);
-                label_phrase(decision->label, who, sizeof(who));
-                snprintf(ret->text, sizeof(ret->text),
-                         "Rejected: the manifest of %s does not declare method %s at %s (%s)",
-                         decision->name, ret->member, subject->path, who);
-                return MEDIATION_E_DENIED;
+                return deny_not_declared(ret, subject, decision);
         case POLICY_DECIDE_E_BAD_MESSAGE:
                 deny(ret, MEDIATION_REASON_BAD_MESSAGE, subject, decision->label);
                 label_phrase(decision->label, who, sizeof(who));
                 snprintf(ret->text, sizeof(ret->text),
-                         "Rejected: Properties.%s to %s (declared by a manifest) without readable "
-                         "interface and property arguments (%s)",
-                         subject->member, subject->destination, who);
+                         "Rejected: Properties.%s to %s (declared by a manifest) without exactly its "
+                         "arguments (%s, signature \"%s\") (%s)",
+                         subject->member, subject->destination,
+                         strcmp(subject->member, "Get") == 0 ? "interface and property" :
+                         strcmp(subject->member, "Set") == 0 ? "interface, property and value" :
+                                                               "interface",
+                         strcmp(subject->member, "Get") == 0 ? "ss" :
+                         strcmp(subject->member, "Set") == 0 ? "ssv" : "s", who);
                 return MEDIATION_E_DENIED;
         default:
                 return mediation_verdict_deny_error(ret, subject, -EINVAL, "token", decision->label);

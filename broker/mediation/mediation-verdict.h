@@ -17,8 +17,10 @@ typedef struct MediationSubject {
         const char *member;             /* (nullable) */
         const char *error_name;         /* (nullable) */
         const char *destination;        /* as addressed, else the receiver's unique name */
-        const char *property_interface; /* (nullable) Properties.Get/Set only */
+        const char *property_interface; /* (nullable) Properties.Get/Set/GetAll only */
         const char *property;           /* (nullable) Properties.Get/Set only */
+        bool unicast;                   /* a signal addressed to the receiver (DESTINATION set) */
+        bool as_call;                   /* that signal, judged as a call into the receiver */
 } MediationSubject;
 
 void mediation_subject_init(MediationSubject *subject, const MediationPeer *sender,
@@ -35,6 +37,9 @@ int mediation_verdict_deny_decision(MediationVerdict *ret, const MediationSubjec
                                     const PolicyDecision *decision, bool no_smack);
 int mediation_verdict_deny_error(MediationVerdict *ret, const MediationSubject *subject, int error,
                                  const char *check, const char *label);
+/* An observer's copy of a reply: token (NULL: the call's needs were not recorded) not held. */
+int mediation_verdict_deny_reply_copy(MediationVerdict *ret, const MediationSubject *subject,
+                                      const char *label, const char *token);
 int mediation_verdict_deny_own(MediationVerdict *ret, const char *name,
                                const PolicyDecision *decision, bool no_smack);
 int mediation_verdict_deny_own_error(MediationVerdict *ret, const char *name, int error,

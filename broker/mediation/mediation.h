@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mediation-needs.h"
+
 typedef struct Message Message;
 typedef struct PolicyDb PolicyDb;
 typedef struct SmackLabel SmackLabel;
@@ -25,7 +27,7 @@ enum {
 typedef struct MediationPeer {
         const SmackLabel *label;        /* (nullable) SO_PEERSEC, interned; ignored without Smack */
         const char *unique_name;        /* ":1.42" */
-        const char *const *names;       /* well-known names it owns or is queued for */
+        const char *const *names;       /* well-known names it owns or is queued for, or ever did (declared) */
         size_t n_names;
 } MediationPeer;
 
@@ -33,8 +35,8 @@ typedef enum MediationReason {
         MEDIATION_REASON_NONE,          /* allowed */
         MEDIATION_REASON_SMACK,         /* the sender's label lacks "w" on the receiver's */
         MEDIATION_REASON_TOKEN,         /* a required token is not held */
-        MEDIATION_REASON_NOT_DECLARED,  /* a method under a declared name no manifest covers */
-        MEDIATION_REASON_BAD_MESSAGE,   /* Properties.Get/Set without readable arguments */
+        MEDIATION_REASON_NOT_DECLARED,  /* a method or property under a declared name no manifest covers */
+        MEDIATION_REASON_BAD_MESSAGE,   /* Properties.Get/Set/GetAll without exactly its arguments */
         MEDIATION_REASON_OWN,           /* the name's manifest does not let this label own it */
         MEDIATION_REASON_NO_LABEL,      /* Smack is on but a peer has no label */
         MEDIATION_REASON_ERROR,         /* the kernel or the policy could not answer: fail closed */
@@ -42,7 +44,8 @@ typedef enum MediationReason {
 } MediationReason;
 
 /*
- * The outcome. When allowed only reason (NONE) is set, the rest zero/NULL.
+ * The outcome. When allowed only reason (NONE) and needs are set, the
+ * rest zero/NULL; needs is known only for an allowed method call.
  * When denied every field is set as far as it applies; the strings point
  * into the message, the peers, the policy snapshot or interned labels, so
  * they are valid while those are (log them right away).
@@ -61,6 +64,7 @@ typedef struct MediationVerdict {
         const char *destination;        /* (nullable) the name addressed, else the receiver's unique name */
         char member[512];               /* "interface.member", "member", "property interface.Name", or "" */
         char text[1024];                /* the error message, for the sender and the log */
+        MediationNeeds needs;           /* an allowed method call: what it needed of its caller */
 } MediationVerdict;
 
 /* Allowed and denied (by reason) counts, for the bus to expose. */
@@ -87,6 +91,19 @@ typedef struct MediationCounters {
 int mediation_check_message(const MediationPeer *sender, const MediationPeer *receiver, Message *m,
                             bool expected_reply, const PolicyDb *db, SmackOracle *oracle,
                             MediationVerdict *ret);
+
+/*
+ * May observer (a monitor or eavesdropper) receive a copy of m, a method
+ * return or error from a peer, whose call needed needs of its caller
+ * (the record its reply slot kept; NULL or not known: no)? Asked after
+ * mediation_check_message() allowed the copy itself (with the observer
+ * as receiver): the observer must also hold every token the call needed,
+ * so it sees no reply it could not have received as the caller. Messages
+ * that are not replies pass. Same returns; pure.
+ */
+int mediation_check_observer_reply(const MediationPeer *observer, Message *m,
+                                   const MediationNeeds *needs, SmackOracle *oracle,
+                                   MediationVerdict *ret);
 
 /* May peer own (or queue for) name (RequestName)? Same returns. */
 int mediation_check_own(const MediationPeer *peer, const char *name, const PolicyDb *db,

@@ -3,35 +3,21 @@
  * compiled policy and the token oracle. Pure like decide.c: no I/O of its
  * own (the oracle may read smackfs), no logging, no allocation.
  *
- * Fail closed: a decision that is neither "allowed" nor "a token is
- * missing" (any other outcome) hides; an oracle error is returned, and
- * the filter then delivers nothing to this recipient.
+ * Under one of the sender's declared names a property is visible only
+ * where a manifest line covers it (its own rule or its interface's
+ * default, at that exact path) and the recipient holds what that line
+ * needs; an interface is visible only where the manifest declares
+ * properties of it at that path (or opens them by a default) and its
+ * default, if any, is satisfied. So a service serving a subtree, or
+ * objects the manifest does not name, shows nothing of them: what the
+ * manifest does not cover is not declared, as for methods.
+ *
+ * Fail closed: any outcome but "allowed" hides; an oracle error is
+ * returned, and the filter then delivers nothing to this recipient.
  */
 #include <errno.h>
 
 #include "propfilter-policy.h"
-
-/* Is the interface's own property-read default satisfied under every declared name? */
-static int interface_visible(const PropfilterPolicy *p, const char *path, const char *interface) {
-        for (size_t i = 0; i < p->n_names; i++) {
-                PolicyRequirement requirement;
-                int r;
-
-                r = policy_db_lookup(p->db, p->names[i], POLICY_KIND_PROPERTY_READ, path,
-                                     interface, NULL, &requirement);
-                if (r == POLICY_DB_UNDECLARED || r == POLICY_DB_UNCOVERED)
-                        continue;
-                if (r != 0)
-                        return r < 0 ? r : 0;
-                for (size_t t = 0; t < requirement.n_tokens; t++) {
-                        r = p->has_token(p->label, policy_requirement_token(&requirement, t),
-                                         p->has_token_userdata);
-                        if (r != 1)
-                                return r < 0 ? r : 0;
-                }
-        }
-        return 1;
-}
 
 int propfilter_policy_visible(const char *path, const char *interface, const char *property,
                               void *userdata) {
@@ -42,10 +28,13 @@ int propfilter_policy_visible(const char *path, const char *interface, const cha
         if (!p || !p->db || !p->label || !p->has_token || !path || (!p->names && p->n_names > 0))
                 return -EINVAL;
         if (!property)
-                return interface_visible(p, path, interface);
-        r = policy_db_check_property(p->db, p->names, p->n_names, p->label,
-                                     POLICY_KIND_PROPERTY_READ, path, interface, property,
-                                     p->has_token, p->has_token_userdata, &decision);
+                r = policy_db_check_interface(p->db, p->names, p->n_names, p->label,
+                                              POLICY_KIND_PROPERTY_READ, path, interface,
+                                              p->has_token, p->has_token_userdata, &decision);
+        else
+                r = policy_db_check_property(p->db, p->names, p->n_names, p->label,
+                                             POLICY_KIND_PROPERTY_READ, path, interface, property,
+                                             p->has_token, p->has_token_userdata, &decision);
         if (r < 0)
                 return r;
         return r == 0 ? 1 : 0;

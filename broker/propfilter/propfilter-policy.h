@@ -23,14 +23,15 @@ typedef struct PropfilterPolicy {
 
 /*
  * A PropfilterVisible (propfilter.h), userdata a PropfilterPolicy. A
- * property is visible when policy_db_check_property() allows reading it
- * (every declared name's covering property-read rule satisfied; an
- * uncovered one is open). An interface (property NULL) is protected when,
- * under some declared name, its property-read default, the rule
- * (PROPERTY_READ, path, interface, no member) that the manifest's
- * interface-level annotation compiles to, needs a token label lacks; with
- * interface NULL, the union of that path's defaults. Returns 1, 0, or the
- * oracle's negative errno (-EINVAL for a bad argument).
+ * property is visible when policy_db_check_property() allows reading it:
+ * with no declared name among names, always; under declared names, only
+ * where a rule covers it (its own or its interface's default, at that
+ * exact path) and every covering rule's tokens are held. An interface
+ * (property NULL) is visible when policy_db_check_interface() allows it:
+ * the manifest has property-read rules for it at that path and its
+ * default, if any, is satisfied; with interface NULL, any rule there
+ * without interface (the unions). Returns 1, 0, or the oracle's negative
+ * errno (-EINVAL for a bad argument).
  */
 int propfilter_policy_visible(const char *path, const char *interface, const char *property,
                               void *userdata);

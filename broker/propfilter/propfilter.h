@@ -5,6 +5,9 @@
 
 #include "macro.h"
 
+/* By path: the needs record is a plain struct; this header pulls in none of mediation's code. */
+#include "../mediation/mediation-needs.h"
+
 typedef struct Message Message;
 
 /*
@@ -49,13 +52,17 @@ typedef enum PropfilterKind {
 /*
  * What the bus remembers of a forwarded method call until its reply.
  * Embedded in the pending-reply slot; zero-initialised it is "no
- * filtering" (kind NONE) and needs no deinit.
+ * filtering" (kind NONE) and needs no deinit. needs is what mediation
+ * said the call needed of its caller (the bus sets it, propfilter never
+ * reads it): observers' copies of the reply are judged by it, and
+ * zeroed it is "not known", which gives observers nothing.
  */
 typedef struct PropfilterCall {
         PropfilterKind kind;            /* NONE, GET_ALL or GET_MANAGED_OBJECTS */
         bool exact;                     /* the call named the interface (else other shapes pass) */
         char *path;                     /* (owned, nullable) GET_ALL: path, then the interface */
         const char *interface;          /* (nullable) into path's allocation; NULL: every one */
+        MediationNeeds needs;           /* the tokens the call needed (mediation-needs.h) */
 } PropfilterCall;
 
 /*

@@ -132,7 +132,7 @@ bool security_check_connect(Security *s, uid_t uid, const gid_t *gids, size_t n_
 
 int security_peer_init(Security *s, SecurityPeer *peer, uid_t uid, const gid_t *gids, size_t n_gids,
                        const char *label, const char *unique_name, const NamePeerState *name_state) {
-        *peer = (SecurityPeer){ .uid = uid, .name_state = name_state, .names_dirty = true };
+        *peer = (SecurityPeer){ .uid = uid, .name_state = name_state, .names_dirty = true, .security = s };
         peer->mssf.unique_name = unique_name;
         if (n_gids) {
                 peer->gids = malloc(n_gids * sizeof(gid_t));
@@ -154,6 +154,10 @@ void security_peer_deinit(SecurityPeer *peer) {
         busconfig_client_unref(peer->busconfig);
         free(peer->gids);
         free(peer->names);
+        for (size_t i = 0; i < peer->n_declared; i++)
+                free(peer->declared[i]);
+        free(peer->declared);
+        free(peer->mssf_names);
         *peer = (SecurityPeer){ 0 };
 }
 
@@ -165,6 +169,8 @@ int security_peer_refresh(Security *s, SecurityPeer *peer) {
                 return r;
         busconfig_client_unref(peer->busconfig);
         peer->busconfig = client;
+        /* The new policy may declare a name it holds: remember it before it is released. */
+        peer->names_dirty = true;
         return 0;
 }
 
@@ -176,8 +182,65 @@ void security_peer_set_unique_name(SecurityPeer *peer, const char *unique_name) 
         peer->mssf.unique_name = unique_name;
 }
 
-/* The owned and queued names, rebuilt only after a change. */
+static bool names_contain(const char *const *names, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(names[i], name) == 0)
+                        return true;
+        return false;
+}
+
+/*
+ * Remembers each declared name among the current ones (issue 17: a
+ * service that released its name, or lost it to a replacement, must not
+ * serve unprotected by its unique name). Bounded by the names the policy
+ * declares.
+ */
+static int peer_remember_declared(SecurityPeer *peer) {
+        const PolicyDb *db = peer->security ? peer->security->db : NULL;
+
+        for (size_t i = 0; db && i < peer->n_names; i++) {
+                char **grown, *copy;
+
+                if (!policy_db_declares_name(db, peer->names[i]) ||
+                    names_contain((const char *const *) peer->declared, peer->n_declared, peer->names[i]))
+                        continue;
+                grown = reallocarray(peer->declared, peer->n_declared + 1, sizeof(char *));
+                if (!grown)
+                        return -ENOMEM;
+                peer->declared = grown;
+                copy = strdup(peer->names[i]);
+                if (!copy)
+                        return -ENOMEM;
+                peer->declared[peer->n_declared++] = copy;
+        }
+        return 0;
+}
+
+/* What mediation sees: the current names, then the remembered ones not among them. */
+static int peer_mssf_names(SecurityPeer *peer) {
+        size_t n = peer->n_names + peer->n_declared, k = 0;
+
+        if (n > peer->cap_mssf_names) {
+                const char **grown = reallocarray(peer->mssf_names, n, sizeof(char *));
+                if (!grown)
+                        return -ENOMEM;
+                peer->mssf_names = grown;
+                peer->cap_mssf_names = n;
+        }
+        for (size_t i = 0; i < peer->n_names; i++)
+                peer->mssf_names[k++] = peer->names[i];
+        for (size_t i = 0; i < peer->n_declared; i++)
+                if (!names_contain(peer->names, peer->n_names, peer->declared[i]))
+                        peer->mssf_names[k++] = peer->declared[i];
+        peer->mssf.names = peer->mssf_names;
+        peer->mssf.n_names = k;
+        return 0;
+}
+
+/* The owned and queued names, rebuilt only after a change; a failure leaves them dirty. */
 static int peer_names(SecurityPeer *peer) {
+        int r;
+
         if (!peer->names_dirty)
                 return 0;
         size_t n = peer->name_state ? peer->name_state->n_ownerships : 0;
@@ -195,8 +258,8 @@ static int peer_names(SecurityPeer *peer) {
         while (peer->name_state && peer->n_names < n &&
                name_peer_state_next(peer->name_state, &iter, &name, &primary))
                 peer->names[peer->n_names++] = name;
-        peer->mssf.names = peer->names;
-        peer->mssf.n_names = peer->n_names;
+        if ((r = peer_remember_declared(peer)) < 0 || (r = peer_mssf_names(peer)) < 0)
+                return r;
         peer->names_dirty = false;
         return 0;
 }
@@ -206,8 +269,8 @@ int security_peer_get_names(SecurityPeer *peer, const char *const **ret_names, s
 
         if (r < 0)
                 return r;
-        *ret_names = peer->names;
-        *ret_n = peer->n_names;
+        *ret_names = peer->mssf.names;
+        *ret_n = peer->mssf.n_names;
         return 0;
 }
 
@@ -323,6 +386,18 @@ int security_check_message(Security *s, SecurityPeer *sender, SecurityPeer *rece
         if (!observer)
                 s->counters.allowed++;
         return 0;
+}
+
+int security_check_observer_reply(Security *s, SecurityPeer *observer, Message *m,
+                                  const MediationNeeds *needs, SecurityVerdict *ret) {
+        ret->layer = SECURITY_LAYER_NONE;
+        ret->log = false;
+        ret->text[0] = '\0';
+        if (mediation_check_observer_reply(&observer->mssf, m, needs, s->oracle, &ret->mssf) == 0)
+                return 0;
+        ret->layer = SECURITY_LAYER_MSSF;
+        snprintf(ret->text, sizeof(ret->text), "%s", ret->mssf.text);
+        return SECURITY_E_DENIED;
 }
 
 int security_check_activation(Security *s, SecurityPeer *sender, const char *name, Message *m,

@@ -56,12 +56,22 @@ typedef struct SecurityPeer {
         gid_t *gids;                    /* (owned) primary + supplementary */
         size_t n_gids;
         BusconfigClient *busconfig;     /* (owned ref) this identity's <policy> rules */
-        MediationPeer mssf;             /* label, unique name, names */
+        MediationPeer mssf;             /* label, unique name, names (mssf_names) */
         const char **names;             /* (owned array; strings borrowed from the name registry) */
         size_t n_names;
         size_t cap_names;
         bool names_dirty;
         const NamePeerState *name_state;        /* (borrowed) where names come from */
+        /*
+         * Protection follows the connection: every declared name it ever
+         * owned or queued for (copies), and what mediation sees, names
+         * followed by those not among them.
+         */
+        char **declared;                /* (owned) */
+        size_t n_declared;
+        const char **mssf_names;        /* (owned array; strings borrowed from names and declared) */
+        size_t cap_mssf_names;
+        const Security *security;       /* (borrowed) the policy that says which names are declared */
         char label_text[256];           /* SO_PEERSEC as read, for logs ("" without) */
 } SecurityPeer;
 
@@ -108,8 +118,11 @@ void security_peer_names_changed(SecurityPeer *peer);
 /* The peer's unique name once Hello assigned it (borrowed: must outlive the peer). */
 void security_peer_set_unique_name(SecurityPeer *peer, const char *unique_name);
 /*
- * The well-known names peer owns or is queued for, brought up to date
- * first: *ret_names (borrowed, valid until they change) and *ret_n.
+ * The well-known names peer owns or is queued for, and every declared one
+ * it ever owned or queued for (a service that gives its name up, or loses
+ * it to a replacement, stays protected by that name's manifest for the
+ * rest of the connection), brought up to date first: *ret_names
+ * (borrowed, valid until they change) and *ret_n.
  * 0, or -ENOMEM (nothing written): callers must then fail closed.
  */
 int security_peer_get_names(SecurityPeer *peer, const char *const **ret_names, size_t *ret_n);
@@ -129,6 +142,16 @@ int security_peer_get_names(SecurityPeer *peer, const char *const **ret_names, s
  */
 int security_check_message(Security *security, SecurityPeer *sender, SecurityPeer *receiver, Message *m,
                            SecurityRoute route, SecurityVerdict *ret);
+
+/*
+ * An observer's copy of a reply (m, a method return or error from a
+ * peer), once security_check_message() allowed the copy on its observer
+ * route: does the observer hold every token the call needed (needs, from
+ * the reply slot; NULL or not known: no)? 0 or SECURITY_E_DENIED. Not
+ * counted, like the observer routes.
+ */
+int security_check_observer_reply(Security *security, SecurityPeer *observer, Message *m,
+                                  const MediationNeeds *needs, SecurityVerdict *ret);
 
 /*
  * Bus activation: may m from sender make the bus start the service that

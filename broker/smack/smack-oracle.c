@@ -374,7 +374,8 @@ int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const Smack
         return r;
 }
 
-int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *token) {
+int smack_has_token_label(SmackOracle *oracle, const SmackLabel *subject, const char *token,
+                          const SmackLabel **ret_token) {
         const SmackLabel *token_label;
         int r;
 
@@ -396,7 +397,14 @@ int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *
                 if (r < 0)
                         return r;
         }
-        return smack_has_access(oracle, subject, token_label, "w");
+        r = smack_has_access(oracle, subject, token_label, "w");
+        if (r > 0 && ret_token)
+                *ret_token = token_label;
+        return r;
+}
+
+int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *token) {
+        return smack_has_token_label(oracle, subject, token, NULL);
 }
 
 int smack_has_token_uncached(SmackOracle *oracle, const SmackLabel *subject, const char *token) {

@@ -74,6 +74,14 @@ int smack_has_access(SmackOracle *oracle, const SmackLabel *subject, const Smack
 int smack_has_token(SmackOracle *oracle, const SmackLabel *subject, const char *token);
 
 /*
+ * The same, and on 1 *ret_token is the token's interned label (valid for
+ * the life of the process), so a caller can remember which tokens a
+ * decision needed without copying them. Not written otherwise.
+ */
+int smack_has_token_label(SmackOracle *oracle, const SmackLabel *subject, const char *token,
+                          const SmackLabel **ret_token);
+
+/*
  * smack_has_token() for a token a client named (org.mssf.Broker1.CheckToken),
  * which must not grow the label table or fill the cache: asked of the
  * kernel every time, neither interned nor cached. 1, 0, or a negative

@@ -50,6 +50,12 @@ const DbRule *db_find_rule(const PolicyDb *db, uint32_t name_index, PolicyKind k
 const DbRule *db_find_covering_rule(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
                                     const char *path, const char *interface,
                                     const char *member);
+/*
+ * Whether the name has any rule of kind at (path, interface): a member's,
+ * the interface default, or (interface NULL) a union. Binary search.
+ */
+bool db_has_interface_rules(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
+                            const char *path, const char *interface);
 /* Whether a sorted range of labels holds s (binary search). */
 bool db_range_contains(const PolicyDb *db, DbRange range, const char *s);
 /* A requirement describing rule. */

@@ -60,6 +60,40 @@ const DbRule *db_find_covering_rule(const PolicyDb *db, uint32_t name_index, Pol
         return rule;
 }
 
+/* (kind, path, interface) of rule against the key: <0, 0, >0, NULL interface first. */
+static int compare_interface_key(const PolicyDb *db, const DbRule *rule, PolicyKind kind,
+                                 const char *path, const char *interface) {
+        const char *stored = db_string(db, rule->interface);
+        int c;
+
+        if (db_le(rule->kind) != (uint32_t) kind)
+                return db_le(rule->kind) < (uint32_t) kind ? -1 : 1;
+        if ((c = strcmp(db_string(db, rule->path), path)))
+                return c;
+        if (!stored || !interface)
+                return (stored != NULL) - (interface != NULL);
+        return strcmp(stored, interface);
+}
+
+bool db_has_interface_rules(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
+                            const char *path, const char *interface) {
+        const DbName *name = &db->names[name_index];
+        const DbRule *rules = db->rules + db_le(name->rules_first);
+        uint32_t low = 0, high = db_le(name->rules_count);
+
+        /* A name's rules are sorted by (kind, path, interface, member), as db-read.c checked. */
+        while (low < high) {
+                uint32_t mid = low + (high - low) / 2;
+
+                if (compare_interface_key(db, &rules[mid], kind, path, interface) < 0)
+                        low = mid + 1;
+                else
+                        high = mid;
+        }
+        return low < db_le(name->rules_count) &&
+               compare_interface_key(db, &rules[low], kind, path, interface) == 0;
+}
+
 bool db_range_contains(const PolicyDb *db, DbRange range, const char *s) {
         uint32_t low = 0, high = db_le(range.count);
 
@@ -130,6 +164,18 @@ int policy_db_lookup(const PolicyDb *db, const char *name, PolicyKind kind, cons
                 return POLICY_DB_UNCOVERED;
         db_requirement_from_rule(db, rule, ret);
         return 0;
+}
+
+int policy_db_lookup_interface(const PolicyDb *db, const char *name, PolicyKind kind,
+                               const char *path, const char *interface) {
+        uint32_t index;
+
+        if (!db || !name || !path || (unsigned) kind >= _POLICY_KIND_MAX)
+                return -EINVAL;
+        index = db_find_name(db, name);
+        if (index == POLICY_DB_NONE)
+                return POLICY_DB_UNDECLARED;
+        return db_has_interface_rules(db, index, kind, path, interface) ? 0 : POLICY_DB_UNCOVERED;
 }
 
 const char *policy_kind_to_string(PolicyKind kind) {

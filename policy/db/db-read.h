@@ -101,6 +101,16 @@ bool policy_db_is_monitor_label(const PolicyDb *db, const char *label);
 int policy_db_lookup(const PolicyDb *db, const char *name, PolicyKind kind, const char *path,
                      const char *interface, const char *member, PolicyRequirement *ret);
 const char *policy_requirement_token(const PolicyRequirement *req, size_t i);
+/*
+ * Whether the declared bus name has any rule of kind for interface at
+ * path (a member's own rule or the interface's default; interface NULL:
+ * any rule there without interface, i.e. a union): 0,
+ * POLICY_DB_UNDECLARED or POLICY_DB_UNCOVERED. What a manifest declares
+ * of an interface as a whole (GetAll, an interface in GetManagedObjects);
+ * the requirements are still per member. Does not allocate.
+ */
+int policy_db_lookup_interface(const PolicyDb *db, const char *name, PolicyKind kind,
+                               const char *path, const char *interface);
 
 const char *policy_kind_to_string(PolicyKind kind);
 

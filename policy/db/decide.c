@@ -5,19 +5,33 @@
  * snapshot and the oracle are trusted; header strings were validated by
  * the wire code but are only hashed and compared here. Every path that
  * cannot establish "allowed" denies: an unknown method under a declared
- * name, a Get/Set whose arguments the bus could not extract, an oracle
- * error. The ladder for a method call, first match decides:
- *  1. org.freedesktop.DBus.Peer is always open;
- *  2. Properties.Get/Set/GetAll are judged by the property they name (and
- *     by a rule on the Properties method itself, if a manifest has one);
- *     an uncovered property is open, as in the manifests;
+ * name, a Properties call whose arguments the bus could not extract, a
+ * property no manifest line covers, an oracle error. Services are not
+ * trusted to dispatch by the interface: some serve a whole subtree, some
+ * look at the member alone, so nothing is open merely because a service
+ * would probably refuse it. The ladder for a method call, first match
+ * decides:
+ *  1. org.freedesktop.DBus.Peer.Ping and GetMachineId are open (the
+ *     D-Bus libraries answer them themselves), except that they need what
+ *     a call without interface to a member of that name needs, where the
+ *     manifest declares one (a service dispatching by member alone would
+ *     run its own); any other member of Peer is an ordinary method, so
+ *     undeclared;
+ *  2. Properties.Get/Set/GetAll need any rule on the Properties method
+ *     itself and that member-alone union too, and then the property (Get,
+ *     Set) or the interface (GetAll) their arguments name must be covered
+ *     at that exact path, by the property's own rule or its interface's
+ *     default, under one of the declared names, with every covering rule's
+ *     tokens held: an uncovered one is "not declared", like a method;
  *  3. otherwise every declared name the destination owns is consulted:
  *     each rule that covers the call must be satisfied (every token held),
  *     and at least one declared name must cover it, else the call is
  *     "not declared"; a call without interface to Ping or GetMachineId is
  *     taken as Peer's when nothing covers it.
  * A destination owning no declared name is allowed (busconfig and Smack
- * still apply). Signals and properties are restricted only where covered.
+ * still apply). Signals are restricted only where covered; a property is
+ * readable under a declared name only where covered
+ * (policy_db_check_property()).
  */
 #include "decide.h"
 
@@ -124,8 +138,50 @@ static bool is_peer_member(const char *member) {
         return strcmp(member, "Ping") == 0 || strcmp(member, "GetMachineId") == 0;
 }
 
+static int not_declared(Judge *j, PolicyKind kind, const char *path, const char *interface,
+                        const char *member) {
+        decision_set(j, POLICY_DECIDE_E_NOT_DECLARED, j->declared, NULL, kind, path, interface,
+                     member);
+        return POLICY_DECIDE_E_NOT_DECLARED;
+}
+
+/* Marks the judge covered when a declared name has any rule for (kind, path, interface). */
+static int cover_interface(Judge *j, const char *const *names, size_t n_names, PolicyKind kind,
+                           const char *path, const char *interface) {
+        for (size_t i = 0; i < n_names && !j->covered; i++) {
+                uint32_t index;
+
+                if (!names[i])
+                        return -EINVAL;
+                index = db_find_name(j->db, names[i]);
+                if (index == POLICY_DB_NONE)
+                        continue;
+                if (!j->declared)
+                        j->declared = db_string(j->db, j->db->names[index].name);
+                j->covered = db_has_interface_rules(j->db, index, kind, path, interface);
+        }
+        return 0;
+}
+
+/*
+ * What a standard member (Peer's, Properties') needs besides its own
+ * rules: whatever a call without interface to a member of that name
+ * needs, where a manifest declares one at that path, since a service
+ * that dispatches by member alone would run that one. Coverage by it
+ * does not count.
+ */
+static int judge_member_alone(Judge *j, const char *const *names, size_t n_names,
+                              const PolicyMessage *m) {
+        bool covered = j->covered;
+        int r = judge_names(j, names, n_names, POLICY_KIND_METHOD, m->path, NULL, m->member);
+
+        j->covered = covered;
+        return r;
+}
+
 static int decide_properties_call(Judge *j, const char *const *names, size_t n_names,
                                   const PolicyMessage *m) {
+        bool get_all = strcmp(m->member, "GetAll") == 0;
         PolicyKind kind = strcmp(m->member, "Set") == 0 ? POLICY_KIND_PROPERTY_WRITE
                                                         : POLICY_KIND_PROPERTY_READ;
         const char *interface;
@@ -133,36 +189,47 @@ static int decide_properties_call(Judge *j, const char *const *names, size_t n_n
 
         /* A manifest may also guard the Properties method itself. */
         r = judge_names(j, names, n_names, POLICY_KIND_METHOD, m->path, m->interface, m->member);
+        if (r == 0)
+                r = judge_member_alone(j, names, n_names, m);
         if (r != 0)
                 return r;
-        if (!j->declared || strcmp(m->member, "GetAll") == 0)
+        if (!j->declared)
                 return allow(j);
-        if (!m->property || !m->property_interface) {
+        if (!m->property_interface || (!get_all && !m->property)) {
                 decision_set(j, POLICY_DECIDE_E_BAD_MESSAGE, j->declared, NULL, kind, m->path,
                              m->property_interface, m->property);
                 return POLICY_DECIDE_E_BAD_MESSAGE;
         }
         interface = m->property_interface[0] ? m->property_interface : NULL;
-        r = judge_names(j, names, n_names, kind, m->path, interface, m->property);
-        return r != 0 ? r : allow(j);
+        /* Covering the Properties method does not cover a property. */
+        j->covered = false;
+        if (get_all)
+                /* Each property of the reply is judged when the bus filters it. */
+                r = cover_interface(j, names, n_names, kind, m->path, interface);
+        else
+                r = judge_names(j, names, n_names, kind, m->path, interface, m->property);
+        if (r != 0)
+                return r;
+        if (!j->covered)
+                return not_declared(j, kind, m->path, interface, get_all ? NULL : m->property);
+        return allow(j);
 }
 
 static int decide_method_call(Judge *j, const char *const *names, size_t n_names,
                               const PolicyMessage *m) {
         int r;
 
-        if (streq_nullable(m->interface, DBUS_INTERFACE_PEER))
-                return allow(j);
+        if (streq_nullable(m->interface, DBUS_INTERFACE_PEER) && is_peer_member(m->member)) {
+                r = judge_member_alone(j, names, n_names, m);
+                return r != 0 ? r : allow(j);
+        }
         if (is_properties_call(m))
                 return decide_properties_call(j, names, n_names, m);
         r = judge_names(j, names, n_names, POLICY_KIND_METHOD, m->path, m->interface, m->member);
         if (r != 0)
                 return r;
-        if (j->declared && !j->covered && !(!m->interface && is_peer_member(m->member))) {
-                decision_set(j, POLICY_DECIDE_E_NOT_DECLARED, j->declared, NULL,
-                             POLICY_KIND_METHOD, m->path, m->interface, m->member);
-                return POLICY_DECIDE_E_NOT_DECLARED;
-        }
+        if (j->declared && !j->covered && !(!m->interface && is_peer_member(m->member)))
+                return not_declared(j, POLICY_KIND_METHOD, m->path, m->interface, m->member);
         return allow(j);
 }
 
@@ -256,6 +323,72 @@ int policy_db_check_property(const PolicyDb *db, const char *const *names, size_
         if (interface && !interface[0])
                 interface = NULL;
         r = judge_names(&j, names, n_names, kind, path, interface, property);
+        if (r == 0 && j.declared && !j.covered)
+                r = not_declared(&j, kind, path, interface, property);
+        if (r == 0)
+                r = allow(&j);
+        if (r < 0)
+                return r;
+        *ret = decision;
+        return r;
+}
+
+/* The default rule of (kind, path, interface) under one declared name: satisfied? */
+static int judge_interface_default(Judge *j, uint32_t index, PolicyKind kind, const char *path,
+                                   const char *interface) {
+        const DbRule *rule = db_find_rule(j->db, index, kind, path, interface, NULL);
+        PolicyRequirement req;
+
+        if (!rule)
+                return 0;
+        db_requirement_from_rule(j->db, rule, &req);
+        for (size_t i = 0; i < req.n_tokens; i++) {
+                const char *token = policy_requirement_token(&req, i);
+                int r = j->has_token(j->label, token, j->userdata);
+
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        decision_set(j, POLICY_DECIDE_E_MISSING_TOKEN, req.name, token, kind,
+                                     path, interface, NULL);
+                        return POLICY_DECIDE_E_MISSING_TOKEN;
+                }
+        }
+        return 0;
+}
+
+int policy_db_check_interface(const PolicyDb *db, const char *const *names, size_t n_names,
+                              const char *label, PolicyKind kind, const char *path,
+                              const char *interface, PolicyHasToken has_token, void *userdata,
+                              PolicyDecision *ret) {
+        PolicyDecision decision;
+        Judge j = {
+                .db = db, .label = label, .has_token = has_token,
+                .userdata = userdata, .decision = &decision,
+        };
+        int r = 0;
+
+        if (!db || (!names && n_names > 0) || !label || !path || !has_token || !ret ||
+            (kind != POLICY_KIND_PROPERTY_READ && kind != POLICY_KIND_PROPERTY_WRITE))
+                return -EINVAL;
+        if (interface && !interface[0])
+                interface = NULL;
+        for (size_t i = 0; r == 0 && i < n_names; i++) {
+                uint32_t index;
+
+                if (!names[i])
+                        return -EINVAL;
+                index = db_find_name(db, names[i]);
+                if (index == POLICY_DB_NONE)
+                        continue;
+                if (!j.declared)
+                        j.declared = db_string(db, db->names[index].name);
+                if (db_has_interface_rules(db, index, kind, path, interface))
+                        j.covered = true;
+                r = judge_interface_default(&j, index, kind, path, interface);
+        }
+        if (r == 0 && j.declared && !j.covered)
+                r = not_declared(&j, kind, path, interface, NULL);
         if (r == 0)
                 r = allow(&j);
         if (r < 0)

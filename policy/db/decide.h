@@ -17,9 +17,9 @@
 /* Denials: the expected outcomes of a decision. */
 enum {
         POLICY_DECIDE_E_MISSING_TOKEN = 100,    /* a required token is not held */
-        POLICY_DECIDE_E_NOT_DECLARED,           /* no manifest rule covers the method */
+        POLICY_DECIDE_E_NOT_DECLARED,           /* no manifest rule covers the method or property */
         POLICY_DECIDE_E_OWN_REFUSED,            /* the name's own rule refuses this label */
-        POLICY_DECIDE_E_BAD_MESSAGE,            /* Properties.Get/Set without its arguments */
+        POLICY_DECIDE_E_BAD_MESSAGE,            /* Properties.Get/Set/GetAll without its arguments */
 };
 
 /*
@@ -36,16 +36,18 @@ typedef enum PolicyMessageType {
 
 /*
  * The header fields the decision reads. For org.freedesktop.DBus.Properties
- * Get and Set the caller extracts the two string arguments first
- * (property_interface may be "": any interface); GetAll needs none, since
- * the bus filters its reply property by property.
+ * Get, Set and GetAll the caller extracts the string arguments first (the
+ * interface, and for Get and Set the property; property_interface may be
+ * "": any interface); left NULL, the call is refused under a declared
+ * name (BAD_MESSAGE). GetAll is judged by its interface being declared at
+ * that path: the bus filters its reply property by property.
  */
 typedef struct PolicyMessage {
         PolicyMessageType type;
         const char *path;
         const char *interface;                  /* (nullable) */
         const char *member;
-        const char *property_interface;         /* (nullable) Get/Set only */
+        const char *property_interface;         /* (nullable) Get/Set/GetAll only */
         const char *property;                   /* (nullable) Get/Set only */
 } PolicyMessage;
 
@@ -86,13 +88,28 @@ int policy_db_may_own(const PolicyDb *db, const char *name, const char *label,
 /*
  * The per-property check for filtering GetAll replies, PropertiesChanged,
  * GetManagedObjects and InterfacesAdded: may label see (kind READ) or set
- * (kind WRITE) property on interface at path of a connection owning names.
- * An uncovered property is allowed.
+ * (kind WRITE) property on interface at path of a connection owning names?
+ * Under a declared name a property no rule covers (its own, or its
+ * interface's default, at that exact path) is NOT_DECLARED, as a method
+ * would be; with no declared name it is allowed.
  */
 int policy_db_check_property(const PolicyDb *db, const char *const *names, size_t n_names,
                              const char *label, PolicyKind kind, const char *path,
                              const char *interface, const char *property,
                              PolicyHasToken has_token, void *userdata, PolicyDecision *ret);
+
+/*
+ * The same for an interface as a whole (an interface named in
+ * GetManagedObjects, InterfacesAdded or InterfacesRemoved): NOT_DECLARED
+ * when names include a declared one but none has any rule of kind for
+ * interface at path (interface NULL or "": any rule there without
+ * interface); MISSING_TOKEN when the interface's default rule of kind
+ * under one of them needs a token label lacks; else 0.
+ */
+int policy_db_check_interface(const PolicyDb *db, const char *const *names, size_t n_names,
+                              const char *label, PolicyKind kind, const char *path,
+                              const char *interface, PolicyHasToken has_token, void *userdata,
+                              PolicyDecision *ret);
 
 /*
  * The raw requirement for one property under one declared name (what

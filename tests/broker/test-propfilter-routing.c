@@ -33,7 +33,8 @@
 #define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
 
 /*
- * Dev: Open is uncovered (open), Secret needs the token. Locked: every
+ * Dev: Open is open, Secret needs the token, anything else is not in the
+ * manifest (hidden, as an undeclared method is denied). Locked: every
  * property needs it (the interface default). Other: not in the manifest.
  * Sig: Call open, signal Alarm needs the token, Tick open.
  */
@@ -41,7 +42,7 @@ static const char manifest[] =
         "<aegis><provide><credential name=\"Secret\"/>"
         "<dbus name=\"" NAME "\" own=\"SELF\" bus=\"system\"><node name=\"" PATH "\">"
         "<interface name=\"" DEV "\">"
-        "<property name=\"Open\" access=\"read\"/>"
+        "<property name=\"Open\" access=\"read\"><annotation name=\"com.maemo.Aegis\" value=\"\"/></property>"
         "<property name=\"Secret\" access=\"read\">"
         "<annotation name=\"com.maemo.Aegis\" value=\"Secret\"/></property>"
         "</interface>"
@@ -229,16 +230,24 @@ static void test_get_all_protected_removed(void **state) {
         _cleanup_(message_unrefp) Message *reply = NULL;
 
         reply = get_all(f, &f->service, NAME, DEV, "Open,Secret,Extra");
-        /* Extra: not in the manifest, so open; Secret: needs the token nobody holds here. */
-        assert_keys(reply, "Open,Extra");
+        /* Extra: not in the manifest, so hidden; Secret: needs the token nobody holds here. */
+        assert_keys(reply, "Open");
 }
 
 static void test_get_all_unprotected_intact(void **state) {
         Fixture *f = *state;
         _cleanup_(message_unrefp) Message *other = NULL, *by_unique = NULL, *everything = NULL;
+        _cleanup_(message_unrefp) Message *none = NULL;
+        uint32_t serial;
 
-        other = get_all(f, &f->service, NAME, "org.mssf.Test.Other", "A,B");
-        assert_keys(other, "A,B");
+        /* An interface the manifest does not declare at that path: refused, never forwarded. */
+        serial = client_call(&f->h, &f->app, NAME, PATH, PROPERTIES, "GetAll", "s", "org.mssf.Test.Other");
+        other = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(other);
+        assert_int_equal(message_get_type(other), MESSAGE_ERROR);
+        assert_string_equal(message_get_error_name(other), "org.freedesktop.DBus.Error.AccessDenied");
+        none = recv_not_driver(&f->h, &f->service);
+        assert_null(none);
         /* Addressed by unique name: the same service, the same filter. */
         by_unique = get_all(f, &f->service, f->service.unique_name, DEV, "Open,Secret");
         assert_keys(by_unique, "Open");
@@ -591,20 +600,22 @@ static void test_observers_need_signal_tokens(void **state) {
 }
 
 /*
- * A call the manifest does not declare reaches neither the service nor an
- * eavesdropper (an eavesdropper's copy follows the delivery, as in
- * dbus-daemon). A monitor sees it as the bus took it in, before the
- * policy judged it, then the caller's AccessDenied: dbus-daemon's
- * monitors see both (its own test suite, test-monitor /monitor/forbidden*).
+ * Denied messages are copied to no one under MSSF mediation (a compiled
+ * policy, here without Smack): a call the manifest does not declare
+ * reaches neither the service nor the monitor nor an eavesdropper (nor
+ * does the caller's AccessDenied: tests/security, test-observer-routing).
+ * Issue 17's rule, failing closed; without any policy monitors see both,
+ * as dbus-daemon's do (dbus-tests /monitor/forbidden*, tests/bus).
  */
 static void test_denied_not_observed(void **state) {
         Fixture *f = *state;
         _cleanup_(message_unrefp) Message *error = NULL, *seen = NULL, *spied = NULL, *none = NULL,
-                                          *allowed = NULL, *call = NULL;
-        Client monitor, spy;
+                                          *allowed = NULL, *call = NULL, *refusal = NULL;
+        Client monitor, spy, errors;
         uint32_t serial;
 
         become_monitor(&f->h, &monitor, "type='method_call',interface='org.mssf.Test.Sig'");
+        become_monitor(&f->h, &errors, "type='error'");
         client_connect(&f->h, &spy, false, true);
         client_add_match(&f->h, &spy, "eavesdrop='true',type='method_call',interface='org.mssf.Test.Sig'");
         serial = client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Undeclared", "");
@@ -612,11 +623,14 @@ static void test_denied_not_observed(void **state) {
         assert_non_null(error);
         assert_string_equal(message_get_error_name(error), "org.freedesktop.DBus.Error.AccessDenied");
         seen = recv_member(&f->h, &monitor, "Undeclared");
-        assert_non_null(seen);
+        assert_null(seen);
         spied = recv_member(&f->h, &spy, "Undeclared");
         assert_null(spied);
         none = recv_not_driver(&f->h, &f->service);
         assert_null(none);
+        refusal = recv_not_driver(&f->h, &errors);
+        assert_null(refusal);
+        client_close(&errors);
 
         /* The declared Call passes, and both observers see it. */
         client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Call", "");
@@ -629,6 +643,45 @@ static void test_denied_not_observed(void **state) {
         assert_non_null(allowed);
         client_close(&monitor);
         client_close(&spy);
+}
+
+/* The service answers call with a method return of the given serial. */
+static void reply_with_serial(Harness *h, Client *service, Message *call, uint32_t serial) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *reply = NULL;
+
+        assert_int_equal(message_new_method_return(call, NULL, &b), 0);
+        assert_int_equal(message_builder_set_serial(b, serial), 0);
+        assert_int_equal(message_builder_finish(b, &reply), 0);
+        client_send(h, service, reply, NULL, 0);
+}
+
+/*
+ * Under MSSF mediation (here a compiled policy, no Smack) only requested
+ * replies are delivered, although this busconfig's eavesdrop="true" allow
+ * rules would admit unrequested ones (as session.conf does): a second
+ * answer to the same call is refused with AccessDenied to the replier and
+ * never reaches the caller, whose library would take any reply carrying
+ * a pending serial as its answer (issue 17, forged replies).
+ */
+static void test_unrequested_reply_refused(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *call = NULL, *reply = NULL, *second = NULL, *refusal = NULL;
+        uint32_t serial;
+
+        serial = client_call(&f->h, &f->app, NAME, PATH, "org.mssf.Test.Sig", "Call", "");
+        call = recv_not_driver(&f->h, &f->service);
+        assert_non_null(call);
+        reply_with_serial(&f->h, &f->service, call, 900);
+        reply = client_wait_reply(&f->h, &f->app, serial);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
+        reply_with_serial(&f->h, &f->service, call, 901);
+        refusal = client_wait_reply(&f->h, &f->service, 901);
+        assert_non_null(refusal);
+        assert_string_equal(message_get_error_name(refusal), "org.freedesktop.DBus.Error.AccessDenied");
+        second = recv_not_driver(&f->h, &f->app);
+        assert_null(second);
 }
 
 /*
@@ -684,6 +737,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_monitor_reply_filtered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_observers_need_signal_tokens, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_denied_not_observed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unrequested_reply_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reply_filtered_by_late_name, setup, teardown),
         };
         int failed;

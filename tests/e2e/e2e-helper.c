@@ -40,18 +40,25 @@
  *   e2e-helper forge-reply DEST SERIAL TEXT   a method return to DEST for
  *       its call SERIAL, which was never made to this connection
  *   e2e-helper fire-and-leave DEST PATH IFACE MEMBER   send, disconnect at once
- *   e2e-helper monitor SECONDS   BecomeMonitor: "monitor ok" or the error,
- *       then "saw TYPE MEMBER from SENDER: ARGS" per message (TYPE call,
- *       return, error, signal; MEMBER "-" for a reply, the error name for
- *       an error)
+ *   e2e-helper monitor SECONDS [RULE...]   BecomeMonitor(RULEs): "monitor ok"
+ *       or the error, then "saw TYPE MEMBER from SENDER: ARGS" per message
+ *       until Public("done") (Emit done) or SECONDS, then "end"
+ *       (TYPE call, return, error, signal; MEMBER "-" for a reply, the error
+ *       name for an error; a descriptor is shown as "fd:" and the first
+ *       line it reads, or "fd:unreadable")
+ *   e2e-helper call-fd DEST PATH IFACE MEMBER FILE   a call with one
+ *       argument, a descriptor open on FILE for reading; prints as call
  *   e2e-helper eavesdrop SECONDS [RULE...]   AddMatch of each RULE (default
  *       eavesdrop=true,type='method_call'): "match ok" or the error, "ready
  *       UNIQUE", then "saw MEMBER to DEST" for each call to someone else and
  *       "saw TYPE MEMBER from SENDER to DEST: ARGS" for every other message
- *       not addressed to it or from the bus (DEST * for a broadcast)
+ *       not addressed to it or from the bus (DEST * for a broadcast), until
+ *       Public("done") (if a RULE selects it) or SECONDS, then "end"
  *   e2e-helper own NAME   RequestName(NAME, DO_NOT_QUEUE): "reply N" or the error
  */
 #include <dbus/dbus.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -149,6 +156,24 @@ static void describe_one(DBusMessageIter *iter, char *buf, size_t size) {
                 dbus_message_iter_get_basic(iter, &i);
                 snprintf(tmp, sizeof(tmp), "%d", i);
                 append(buf, size, tmp);
+                break;
+        }
+        case DBUS_TYPE_UNIX_FD: {
+                /* What the descriptor lets its receiver read: "fd:" and the first line. */
+                char text[64] = "";
+                int fd = -1;
+                ssize_t n;
+
+                dbus_message_iter_get_basic(iter, &fd);
+                n = fd >= 0 ? pread(fd, text, sizeof(text) - 1, 0) : -1;
+                if (n >= 0) {
+                        text[n] = '\0';
+                        text[strcspn(text, "\n")] = '\0';
+                }
+                snprintf(tmp, sizeof(tmp), "fd:%s", n >= 0 ? text : "unreadable");
+                append(buf, size, tmp);
+                if (fd >= 0)
+                        close(fd);
                 break;
         }
         case DBUS_TYPE_BOOLEAN: {
@@ -686,6 +711,15 @@ static const char *member_word(DBusMessage *m) {
         return dbus_message_get_member(m) ? dbus_message_get_member(m) : "-";
 }
 
+/* The end marker of a test: the service's broadcast Public("done") (Emit done). */
+static bool is_done_marker(DBusMessage *m) {
+        const char *arg = NULL;
+
+        return dbus_message_is_signal(m, E2E_IFACE, "Public") &&
+               dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &arg, DBUS_TYPE_INVALID) &&
+               strcmp(arg, "done") == 0;
+}
+
 static int cmd_monitor(int argc, char **argv) {
         double end = now() + (argc > 0 ? atof(argv[0]) : 5);
         DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -698,6 +732,8 @@ static int cmd_monitor(int argc, char **argv) {
         bus = connect_bus();
         dbus_message_iter_init_append(m, &iter);
         dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "s", &rules);
+        for (int i = 1; i < argc; i++)
+                dbus_message_iter_append_basic(&rules, DBUS_TYPE_STRING, &argv[i]);
         dbus_message_iter_close_container(&iter, &rules);
         dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &flags);
         reply = dbus_connection_send_with_reply_and_block(bus, m, TIMEOUT_MS, &error);
@@ -711,13 +747,17 @@ static int cmd_monitor(int argc, char **argv) {
         while (now() < end && dbus_connection_read_write(bus, 50)) {
                 while ((m = dbus_connection_pop_message(bus))) {
                         char args[2048];
+                        bool done = is_done_marker(m);
 
                         describe_short(m, args, sizeof(args));
                         say("saw %s %s from %s: %s", type_word(m), member_word(m),
                             dbus_message_get_sender(m) ? dbus_message_get_sender(m) : "-", args);
                         dbus_message_unref(m);
+                        if (done)
+                                goto out;
                 }
         }
+out:
         say("end");
         return 0;
 }
@@ -753,10 +793,36 @@ static int cmd_eavesdrop(int argc, char **argv) {
                                 say("saw %s %s from %s to %s: %s", type_word(m), member_word(m),
                                     sender ? sender : "-", dest ? dest : "*", args);
                         }
+                        if (is_done_marker(m)) {
+                                dbus_message_unref(m);
+                                goto out;
+                        }
                         dbus_message_unref(m);
                 }
         }
+out:
         say("end");
+        return 0;
+}
+
+/* A call whose one argument is a descriptor open on FILE (read-only). */
+static int cmd_call_fd(int argc, char **argv) {
+        DBusMessage *m;
+        int fd;
+
+        if (argc < 5)
+                return 2;
+        fd = open(argv[4], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                say("error open: %s", strerror(errno));
+                return 1;
+        }
+        bus = connect_bus();
+        m = new_call(argv[0], argv[1], argv[2], argv[3], 0, NULL);
+        dbus_message_append_args(m, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_INVALID);
+        close(fd);
+        call_and_show(m);
+        dbus_message_unref(m);
         return 0;
 }
 
@@ -829,7 +895,9 @@ int main(int argc, char **argv) {
                 return cmd_eavesdrop(argc, argv);
         if (strcmp(cmd, "own") == 0)
                 return cmd_own(argc, argv);
-        fprintf(stderr, "usage: e2e-helper serve|call|listen|sequence|slow|fire-and-leave|monitor|"
+        if (strcmp(cmd, "call-fd") == 0)
+                return cmd_call_fd(argc, argv);
+        fprintf(stderr, "usage: e2e-helper serve|call|call-fd|listen|sequence|slow|fire-and-leave|monitor|"
                         "eavesdrop|own ARGS (see the source's header)\n");
         return 2;
 }

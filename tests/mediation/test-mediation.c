@@ -15,156 +15,11 @@
 
 #include <cmocka.h>
 
-#include "builder.h"
 #include "db-read.h"
 #include "fake-smackfs.h"
-#include "mediation.h"
+#include "mediation-fixture.h"
 #include "message.h"
 #include "smack-oracle.h"
-
-#define CELLULAR_PATH "/org/mssf/Cellular"
-#define CELLULAR_IFACE "org.mssf.Cellular"
-#define PROPERTIES "org.freedesktop.DBus.Properties"
-
-enum {
-        APP, DIALER, PHONE, ISOLATED, CELLULAR, CELLULAR_QUEUED, PLAIN, LOCATION, MULTI, NOLABEL,
-        DRIVER, _PEER_MAX,
-};
-
-static const char *const peer_labels[_PEER_MAX] = {
-        [APP] = "untrusted-app",
-        [DIALER] = "dialer",
-        [PHONE] = "phone",
-        [ISOLATED] = "isolated",
-        [CELLULAR] = "cellular-daemon",
-        [CELLULAR_QUEUED] = "cellular-daemon",
-        [PLAIN] = "plain-daemon",
-        [LOCATION] = "location-daemon",
-        [MULTI] = "location-daemon",
-};
-
-static const char *const peer_unique_names[_PEER_MAX] = {
-        [APP] = ":1.10", [DIALER] = ":1.11", [PHONE] = ":1.12", [ISOLATED] = ":1.13",
-        [CELLULAR] = ":1.1", [CELLULAR_QUEUED] = ":1.2", [PLAIN] = ":1.3", [LOCATION] = ":1.4",
-        [MULTI] = ":1.5", [NOLABEL] = ":1.20",
-};
-
-static const char *const cellular_names[] = { "org.mssf.Cellular" };
-static const char *const queued_names[] = { "com.example.Other", "org.mssf.Cellular" };
-static const char *const plain_names[] = { "com.example.Plain" };
-static const char *const location_names[] = { "org.mssf.Location" };
-static const char *const multi_names[] = { "com.example.Plain2", "org.mssf.Location" };
-
-static MediationPeer peers[_PEER_MAX];
-static PolicyDb *db;
-
-/* Smack rules of the fake kernel: who may write to whom, and tokens. */
-static const char *const kernel_rules[][3] = {
-        { "untrusted-app", "cellular-daemon", "w" },
-        { "untrusted-app", "plain-daemon", "w" },
-        { "untrusted-app", "location-daemon", "w" },
-        { "dialer", "cellular-daemon", "w" },
-        { "dialer", "location-daemon", "w" },
-        { "phone", "cellular-daemon", "w" },
-        { "cellular-daemon", "untrusted-app", "w" },
-        { "cellular-daemon", "dialer", "w" },
-        { "dialer", "Cellular", "w" },
-        { "phone", "Cellular", "w" },
-        { "phone", "Telephony", "rw" },
-        { "untrusted-app", "Telephony", "r" },    /* read is not holding */
-        { "location-daemon", "cellular::Own", "w" },
-};
-
-static void build_policy(void) {
-        _cleanup_(policy_builder_freep) PolicyBuilder *builder = NULL;
-        _cleanup_free_ uint8_t *data = NULL;
-        uint32_t cellular, location, reserved;
-        size_t size;
-
-        assert_int_equal(policy_builder_new(&builder), 0);
-        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Cellular", &cellular), 0);
-        assert_int_equal(policy_builder_add_owner(builder, cellular, "cellular-daemon"), 0);
-        assert_int_equal(policy_builder_set_own_token(builder, cellular, "cellular::Own"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
-                                                 CELLULAR_IFACE, NULL, NULL), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
-                                                 CELLULAR_IFACE, "Dial", "Cellular"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
-                                                 CELLULAR_IFACE, "Hangup", "Cellular"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
-                                                 CELLULAR_IFACE, "Hangup", "Telephony"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_METHOD, CELLULAR_PATH,
-                                                 "org.freedesktop.DBus.Introspectable", "Introspect",
-                                                 NULL), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_SIGNAL, CELLULAR_PATH,
-                                                 CELLULAR_IFACE, "CallStarted", "Cellular"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_PROPERTY_READ,
-                                                 CELLULAR_PATH, CELLULAR_IFACE, "Imei", "Cellular"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, cellular, POLICY_KIND_PROPERTY_WRITE,
-                                                 CELLULAR_PATH, CELLULAR_IFACE, "Powered", "Telephony"), 0);
-        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Location", &location), 0);
-        assert_int_equal(policy_builder_add_owner(builder, location, "location-daemon"), 0);
-        assert_int_equal(policy_builder_add_rule(builder, location, POLICY_KIND_METHOD, "/org/mssf/Location",
-                                                 "org.mssf.Location", "GetPosition", "Location"), 0);
-        assert_int_equal(policy_builder_add_name(builder, "org.mssf.Reserved", &reserved), 0);
-        assert_int_equal(policy_builder_build(builder, &data, &size), 0);
-        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
-}
-
-static void setup_peers(void) {
-        static const struct {
-                int peer;
-                const char *const *names;
-                size_t n_names;
-        } names[] = {
-                { CELLULAR, cellular_names, 1 },
-                { CELLULAR_QUEUED, queued_names, 2 },
-                { PLAIN, plain_names, 1 },
-                { LOCATION, location_names, 1 },
-                { MULTI, multi_names, 2 },
-        };
-
-        for (int i = 0; i < _PEER_MAX; i++) {
-                peers[i] = (MediationPeer) { .unique_name = peer_unique_names[i] };
-                if (peer_labels[i])
-                        assert_int_equal(smack_label_intern(peer_labels[i], &peers[i].label), 0);
-        }
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-                peers[names[i].peer].names = names[i].names;
-                peers[names[i].peer].n_names = names[i].n_names;
-        }
-}
-
-typedef struct Fixture {
-        FakeSmackfs *fake;
-        SmackOracle *oracle;
-        SmackOracle *no_smack;
-} Fixture;
-
-static int setup(void **state) {
-        Fixture *f = calloc(1, sizeof(*f));
-
-        build_policy();
-        setup_peers();
-        f->fake = fake_smackfs_new(true);
-        for (size_t i = 0; i < sizeof(kernel_rules) / sizeof(kernel_rules[0]); i++)
-                fake_smackfs_grant(f->fake, kernel_rules[i][0], kernel_rules[i][1], kernel_rules[i][2]);
-        assert_int_equal(smack_oracle_new(f->fake->dir, &f->oracle), 0);
-        assert_int_equal(smack_oracle_new("/nonexistent/smackfs", &f->no_smack), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fixture *f = *state;
-
-        smack_oracle_free(f->oracle);
-        smack_oracle_free(f->no_smack);
-        fake_smackfs_free(f->fake);
-        db = policy_db_free(db);
-        free(f);
-        return 0;
-}
 
 typedef struct Case {
         const char *what;
@@ -220,7 +75,17 @@ static const Case cases[] = {
           .text = "Rejected: the manifest of org.mssf.Cellular does not declare method org.mssf.Cellular.Dial "
                   "at /elsewhere (label \"untrusted-app\")" },
         { "Peer stays open", APP, CELLULAR, CALL("org.mssf.Cellular", "org.freedesktop.DBus.Peer", "Ping") },
+        { "Peer.GetMachineId too", APP, CELLULAR, CALL("org.mssf.Cellular", PEER, "GetMachineId") },
         { "Ping without interface", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Ping") },
+        { "any other member of Peer is undeclared", PHONE, CELLULAR, CALL("org.mssf.Cellular", PEER, "Dial"),
+          .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method "
+                  "org.freedesktop.DBus.Peer.Dial at /org/mssf/Cellular (label \"phone\")" },
+        { "Peer.Get(ss)", APP, CELLULAR, CALL("org.mssf.Cellular", PEER, "Get"), .signature = "ss",
+          .arg0 = CELLULAR_IFACE, .arg1 = "Imei", .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "Peer.Ping elsewhere", APP, CELLULAR, .type = MESSAGE_METHOD_CALL, .destination = ":1.1",
+          .path = "/", .interface = PEER, .member = "Ping" },
+        { "Peer with another member, undeclared service", APP, PLAIN, CALL("com.example.Plain", PEER, "Foo") },
         { "explicitly open Introspect", APP, CELLULAR,
           CALL("org.mssf.Cellular", "org.freedesktop.DBus.Introspectable", "Introspect") },
         { "no interface field: the member's union", APP, CELLULAR, CALL("org.mssf.Cellular", NULL, "Dial"),
@@ -304,8 +169,23 @@ static const Case cases[] = {
           .signature = "ss", .arg0 = "", .arg1 = "Imei", .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
           .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
                   "for property Imei (Properties.Get)" },
-        { "Properties.Get of an uncovered property", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
-          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Status" },
+        { "Properties.Get of an uncovered property", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Status", .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare property org.mssf.Cellular.Status "
+                  "at /org/mssf/Cellular (Properties.Get) (label \"phone\")" },
+        { "Properties.Get, interface in another case", DIALER, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = "org.mssf.cellular", .arg1 = "Imei", .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "Properties.Get, property in another case", DIALER, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "IMEI", .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "Properties.Get at another path", DIALER, CELLULAR, .type = MESSAGE_METHOD_CALL,
+          .destination = "org.mssf.Cellular", .path = "/", .interface = PROPERTIES, .member = "Get",
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Imei", .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare property org.mssf.Cellular.Imei "
+                  "at / (Properties.Get) (label \"dialer\")" },
+        { "Properties.Get at a child path (a subtree)", DIALER, CELLULAR, .type = MESSAGE_METHOD_CALL,
+          .destination = "org.mssf.Cellular", .path = CELLULAR_PATH "/0", .interface = PROPERTIES,
+          .member = "Get", .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Imei",
+          .reason = MEDIATION_REASON_NOT_DECLARED },
         { "Properties.Set needs the write token", DIALER, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Set"),
           .signature = "ssv", .arg0 = CELLULAR_IFACE, .arg1 = "Powered",
           .reason = MEDIATION_REASON_TOKEN, .token = "Telephony",
@@ -315,8 +195,8 @@ static const Case cases[] = {
           .signature = "ssv", .arg0 = CELLULAR_IFACE, .arg1 = "Powered" },
         { "Properties.Get with one argument", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
           .signature = "s", .arg0 = CELLULAR_IFACE, .reason = MEDIATION_REASON_BAD_MESSAGE,
-          .text = "Rejected: Properties.Get to org.mssf.Cellular (declared by a manifest) without readable "
-                  "interface and property arguments (label \"untrusted-app\")" },
+          .text = "Rejected: Properties.Get to org.mssf.Cellular (declared by a manifest) without exactly its "
+                  "arguments (interface and property, signature \"ss\") (label \"untrusted-app\")" },
         { "Properties.Get without arguments", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
           .reason = MEDIATION_REASON_BAD_MESSAGE },
         { "Properties.Get (su)", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
@@ -326,10 +206,58 @@ static const Case cases[] = {
         { "Properties.Set without its value", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Set"),
           .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Powered",
           .reason = MEDIATION_REASON_BAD_MESSAGE,
-          .text = "Rejected: Properties.Set to org.mssf.Cellular (declared by a manifest) without readable "
-                  "interface and property arguments (label \"phone\")" },
+          .text = "Rejected: Properties.Set to org.mssf.Cellular (declared by a manifest) without exactly its "
+                  "arguments (interface, property and value, signature \"ssv\") (label \"phone\")" },
         { "Properties.GetAll passes (the reply is filtered)", APP, CELLULAR,
           CALL("org.mssf.Cellular", PROPERTIES, "GetAll"), .signature = "s", .arg0 = CELLULAR_IFACE },
+        { "Properties.GetAll(\"\")", APP, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "GetAll"),
+          .signature = "s", .arg0 = "" },
+        { "Properties.GetAll of an interface without properties here", PHONE, CELLULAR,
+          CALL("org.mssf.Cellular", PROPERTIES, "GetAll"), .signature = "s",
+          .arg0 = "org.freedesktop.DBus.Introspectable", .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular declares no property of interface "
+                  "\"org.freedesktop.DBus.Introspectable\" at /org/mssf/Cellular (Properties.GetAll) "
+                  "(label \"phone\")" },
+        { "Properties.GetAll at another path", PHONE, CELLULAR, .type = MESSAGE_METHOD_CALL,
+          .destination = "org.mssf.Cellular", .path = "/org/mssf", .interface = PROPERTIES, .member = "GetAll",
+          .signature = "s", .arg0 = CELLULAR_IFACE, .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "Properties.GetAll, interface in another case", PHONE, CELLULAR,
+          CALL("org.mssf.Cellular", PROPERTIES, "GetAll"), .signature = "s", .arg0 = "ORG.mssf.Cellular",
+          .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "Properties.GetAll without its argument", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "GetAll"),
+          .reason = MEDIATION_REASON_BAD_MESSAGE,
+          .text = "Rejected: Properties.GetAll to org.mssf.Cellular (declared by a manifest) without exactly its "
+                  "arguments (interface, signature \"s\") (label \"phone\")" },
+        { "Properties.GetAll (ss)", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "GetAll"),
+          .signature = "ss", .arg0 = CELLULAR_IFACE, .arg1 = "Imei", .reason = MEDIATION_REASON_BAD_MESSAGE },
+        { "Properties.GetAll (u)", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "GetAll"),
+          .signature = "u", .reason = MEDIATION_REASON_BAD_MESSAGE },
+        { "Properties.Get (ss) then more", PHONE, CELLULAR, CALL("org.mssf.Cellular", PROPERTIES, "Get"),
+          .signature = "ssu", .arg0 = CELLULAR_IFACE, .arg1 = "Imei", .reason = MEDIATION_REASON_BAD_MESSAGE },
+        /* A unicast signal to a declared service is judged as a call of its member. */
+        { "unicast signal named like a protected method", APP, CELLULAR, SIGNAL_(CELLULAR_IFACE, "Dial"),
+          .destination = "org.mssf.Cellular", .reason = MEDIATION_REASON_TOKEN, .token = "Cellular",
+          .text = "Rejected: label \"untrusted-app\" lacks token \"Cellular\" required by org.mssf.Cellular "
+                  "for method org.mssf.Cellular.Dial, and a signal sent to it is judged as that call" },
+        { "the same signal from a holder", DIALER, CELLULAR, SIGNAL_(CELLULAR_IFACE, "Dial"), .destination = ":1.1" },
+        { "unicast signal no method covers", PHONE, CELLULAR, SIGNAL_("org.example.Any", "Poke"),
+          .destination = "org.mssf.Cellular", .reason = MEDIATION_REASON_NOT_DECLARED,
+          .text = "Rejected: the manifest of org.mssf.Cellular does not declare method org.example.Any.Poke at "
+                  "/org/mssf/Cellular, so it may not be sent that signal (label \"phone\")" },
+        { "unicast signal under an open default", APP, CELLULAR, SIGNAL_(CELLULAR_IFACE, "Status"),
+          .destination = "org.mssf.Cellular" },
+        { "unicast signal to a queued owner", APP, CELLULAR_QUEUED, SIGNAL_("org.example.Any", "Poke"),
+          .destination = ":1.2", .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "unicast signal to an undeclared service", APP, PLAIN, SIGNAL_("org.example.Any", "Poke"),
+          .destination = "com.example.Plain" },
+        { "broadcast signal seen by a declared service", APP, CELLULAR, SIGNAL_("org.example.Any", "Poke") },
+        { "unicast signal between declared services: both manifests", LOCATION, CELLULAR,
+          SIGNAL_(CELLULAR_IFACE, "SignalStrength"), .destination = "org.mssf.Cellular" },
+        { "...and one no method covers", LOCATION, CELLULAR, SIGNAL_("org.example.Any", "Poke"),
+          .destination = "org.mssf.Cellular", .reason = MEDIATION_REASON_NOT_DECLARED },
+        { "the driver's unicast signal to a declared service", DRIVER, CELLULAR, .type = MESSAGE_SIGNAL,
+          .destination = ":1.1", .path = "/org/freedesktop/DBus", .interface = "org.freedesktop.DBus",
+          .member = "NameAcquired" },
         { "malformed Get to an undeclared service", APP, PLAIN, CALL("com.example.Plain", PROPERTIES, "Get"),
           .signature = "s", .arg0 = "x" },
         { "no policy: tokens have nothing to enforce", APP, CELLULAR, DIAL, .no_policy = true },
@@ -357,51 +285,11 @@ static const Case cases[] = {
 };
 
 static Message *build_message(const Case *c) {
-        _cleanup_(message_builder_freep) MessageBuilder *builder = NULL;
-        Message *m = NULL;
-
-        assert_int_equal(message_builder_new(c->type, &builder), 0);
-        if (c->type == MESSAGE_METHOD_RETURN || c->type == MESSAGE_ERROR)
-                assert_int_equal(message_builder_set_reply_serial(builder, 7), 0);
-        if (c->type == MESSAGE_ERROR)
-                assert_int_equal(message_builder_set_error_name(builder, c->member), 0);
-        else {
-                if (c->path)
-                        assert_int_equal(message_builder_set_path(builder, c->path), 0);
-                if (c->interface)
-                        assert_int_equal(message_builder_set_interface(builder, c->interface), 0);
-                if (c->member)
-                        assert_int_equal(message_builder_set_member(builder, c->member), 0);
-        }
-        if (c->destination)
-                assert_int_equal(message_builder_set_destination(builder, c->destination), 0);
-        for (const char *t = c->signature; t && *t; t++) {
-                size_t i = (size_t) (t - c->signature);
-                uint32_t u = 7;
-                int b = 1;
-
-                switch (*t) {
-                case 's':
-                        assert_int_equal(message_builder_append_basic(builder, 's', i == 0 ? c->arg0 : c->arg1), 0);
-                        break;
-                case 'u':
-                        assert_int_equal(message_builder_append_basic(builder, 'u', &u), 0);
-                        break;
-                case 'v':
-                        assert_int_equal(message_builder_open(builder, 'v', "b"), 0);
-                        assert_int_equal(message_builder_append_basic(builder, 'b', &b), 0);
-                        assert_int_equal(message_builder_close(builder), 0);
-                        break;
-                default:
-                        fail();
-                }
-        }
-        assert_int_equal(message_builder_finish(builder, &m), 0);
-        return m;
-}
-
-static const MediationPeer *peer(int index) {
-        return index == DRIVER ? NULL : &peers[index];
+        return fixture_message(&(MessageSpec) {
+                .type = c->type, .destination = c->destination, .path = c->path,
+                .interface = c->interface, .member = c->member, .signature = c->signature,
+                .arg0 = c->arg0, .arg1 = c->arg1,
+        });
 }
 
 static void test_table(void **state) {
@@ -414,8 +302,8 @@ static void test_table(void **state) {
                 int r;
 
                 m = build_message(c);
-                r = mediation_check_message(peer(c->sender), peer(c->receiver), m, c->expected_reply,
-                                            c->no_policy ? NULL : db, c->no_smack ? f->no_smack : f->oracle,
+                r = mediation_check_message(fixture_peer(c->sender), fixture_peer(c->receiver), m, c->expected_reply,
+                                            c->no_policy ? NULL : fixture_db, c->no_smack ? f->no_smack : f->oracle,
                                             &verdict);
                 if (verdict.reason != c->reason)
                         fail_msg("case %zu \"%s\": reason %s, expected %s (%s)", i, c->what,
@@ -445,7 +333,7 @@ static void test_fields(void **state) {
         _cleanup_(message_unrefp) Message *m = build_message(c);
         MediationVerdict verdict;
 
-        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, &verdict),
+        assert_int_equal(mediation_check_message(&fixture_peers[APP], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle, &verdict),
                          MEDIATION_E_DENIED);
         assert_string_equal(verdict.label, "untrusted-app");
         assert_string_equal(verdict.token, "Cellular");
@@ -456,7 +344,7 @@ static void test_fields(void **state) {
 
         m = message_unref(m);
         m = build_message(&(Case) { DIAL });
-        assert_int_equal(mediation_check_message(&peers[ISOLATED], &peers[CELLULAR], m, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[ISOLATED], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                  &verdict), MEDIATION_E_DENIED);
         assert_string_equal(mediation_reason_to_string(verdict.reason), "smack");
         assert_string_equal(verdict.label, "isolated");
@@ -472,7 +360,7 @@ static void test_oracle_errors(void **state) {
         MediationVerdict verdict;
 
         f->fake->answer = FAKE_ANSWER_READ_ERROR;
-        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, &verdict),
+        assert_int_equal(mediation_check_message(&fixture_peers[APP], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle, &verdict),
                          MEDIATION_E_DENIED);
         assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
         assert_int_equal(verdict.error, -EIO);
@@ -482,17 +370,17 @@ static void test_oracle_errors(void **state) {
 
         /* Smack answered (and cached), then the token question fails. */
         f->fake->answer = FAKE_ANSWER_KERNEL;
-        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, NULL, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[DIALER], &fixture_peers[CELLULAR], m, false, NULL, f->oracle,
                                                  &verdict), 0);
         f->fake->answer = FAKE_ANSWER_GARBAGE;
-        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[DIALER], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                  &verdict), MEDIATION_E_DENIED);
         assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
         assert_string_equal(verdict.text,
                             "Rejected: the token check could not be answered (Input/output error), so it denies: "
                             "label \"dialer\", method org.mssf.Cellular.Dial to org.mssf.Cellular");
         f->fake->answer = FAKE_ANSWER_KERNEL;
-        assert_int_equal(mediation_check_message(&peers[DIALER], &peers[CELLULAR], m, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[DIALER], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                  &verdict), 0);
 }
 
@@ -503,11 +391,11 @@ static void test_cached(void **state) {
         MediationVerdict verdict;
         unsigned questions;
 
-        assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[PHONE], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                  &verdict), 0);
         questions = f->fake->questions;
         for (int i = 0; i < 10; i++)
-                assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+                assert_int_equal(mediation_check_message(&fixture_peers[PHONE], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                          &verdict), 0);
         assert_int_equal(f->fake->questions, questions);
 
@@ -515,7 +403,7 @@ static void test_cached(void **state) {
         fake_smackfs_revoke(f->fake, "phone", "Cellular");
         fake_smackfs_write_file(f->fake, "load2", "phone Cellular -");
         assert_int_equal(smack_oracle_refresh(f->oracle), 1);
-        assert_int_equal(mediation_check_message(&peers[PHONE], &peers[CELLULAR], m, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[PHONE], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle,
                                                  &verdict), MEDIATION_E_DENIED);
         assert_int_equal(verdict.reason, MEDIATION_REASON_TOKEN);
 }
@@ -524,11 +412,11 @@ static void test_own(void **state) {
         Fixture *f = *state;
         MediationVerdict verdict;
 
-        assert_int_equal(mediation_check_own(&peers[CELLULAR], "org.mssf.Cellular", db, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[CELLULAR], "org.mssf.Cellular", fixture_db, f->oracle, &verdict), 0);
         assert_int_equal(verdict.reason, MEDIATION_REASON_NONE);
         /* Holders of the own token may own it. */
-        assert_int_equal(mediation_check_own(&peers[LOCATION], "org.mssf.Cellular", db, f->oracle, &verdict), 0);
-        assert_int_equal(mediation_check_own(&peers[APP], "org.mssf.Cellular", db, f->oracle, &verdict),
+        assert_int_equal(mediation_check_own(&fixture_peers[LOCATION], "org.mssf.Cellular", fixture_db, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "org.mssf.Cellular", fixture_db, f->oracle, &verdict),
                          MEDIATION_E_DENIED);
         assert_int_equal(verdict.reason, MEDIATION_REASON_OWN);
         assert_string_equal(verdict.text,
@@ -539,20 +427,20 @@ static void test_own(void **state) {
         assert_string_equal(verdict.token, "cellular::Own");
         assert_string_equal(verdict.label, "untrusted-app");
         /* A declared name nobody may own. */
-        assert_int_equal(mediation_check_own(&peers[CELLULAR], "org.mssf.Reserved", db, f->oracle, &verdict),
+        assert_int_equal(mediation_check_own(&fixture_peers[CELLULAR], "org.mssf.Reserved", fixture_db, f->oracle, &verdict),
                          MEDIATION_E_DENIED);
         assert_string_equal(verdict.text,
                             "Rejected: label \"cellular-daemon\" may not own org.mssf.Reserved: its manifest "
                             "reserves it for other labels");
         /* Undeclared names, and no policy. */
-        assert_int_equal(mediation_check_own(&peers[APP], "com.example.Mine", db, f->oracle, &verdict), 0);
-        assert_int_equal(mediation_check_own(&peers[APP], "org.mssf.Cellular", NULL, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "com.example.Mine", fixture_db, f->oracle, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "org.mssf.Cellular", NULL, f->oracle, &verdict), 0);
         /* Without Smack there are no labels to judge: busconfig alone decides ownership. */
-        assert_int_equal(mediation_check_own(&peers[APP], "org.mssf.Cellular", db, f->no_smack, &verdict), 0);
-        assert_int_equal(mediation_check_own(&peers[APP], "com.example.Mine", db, f->no_smack, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "org.mssf.Cellular", fixture_db, f->no_smack, &verdict), 0);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "com.example.Mine", fixture_db, f->no_smack, &verdict), 0);
         /* The own-token question fails: denied. */
         f->fake->answer = FAKE_ANSWER_READ_ERROR;
-        assert_int_equal(mediation_check_own(&peers[PHONE], "org.mssf.Cellular", db, f->oracle, &verdict),
+        assert_int_equal(mediation_check_own(&fixture_peers[PHONE], "org.mssf.Cellular", fixture_db, f->oracle, &verdict),
                          MEDIATION_E_DENIED);
         assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
         assert_int_equal(verdict.error, -EIO);
@@ -571,8 +459,8 @@ static void test_counters(void **state) {
                 _cleanup_(message_unrefp) Message *m = NULL;
 
                 m = build_message(&cases[i]);
-                (void) mediation_check_message(peer(cases[i].sender), peer(cases[i].receiver), m,
-                                               cases[i].expected_reply, cases[i].no_policy ? NULL : db,
+                (void) mediation_check_message(fixture_peer(cases[i].sender), fixture_peer(cases[i].receiver), m,
+                                               cases[i].expected_reply, cases[i].no_policy ? NULL : fixture_db,
                                                cases[i].no_smack ? f->no_smack : f->oracle, &verdict);
                 mediation_counters_record(&counters, &verdict);
         }
@@ -588,7 +476,7 @@ static void test_counters(void **state) {
                 assert_int_equal(counters.denied, sizeof(cases) / sizeof(cases[0]) - expected[0]);
         }
         assert_int_equal(counters.by_reason[MEDIATION_REASON_SMACK], 7);
-        assert_int_equal(counters.by_reason[MEDIATION_REASON_BAD_MESSAGE], 5);
+        assert_int_equal(counters.by_reason[MEDIATION_REASON_BAD_MESSAGE], 9);
         assert_int_equal(counters.by_reason[MEDIATION_REASON_ERROR], 0);
 }
 
@@ -597,28 +485,28 @@ static void test_bad_arguments(void **state) {
         _cleanup_(message_unrefp) Message *m = build_message(&cases[0]);
         MediationVerdict verdict;
 
-        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], NULL, false, db, f->oracle,
+        assert_int_equal(mediation_check_message(&fixture_peers[APP], &fixture_peers[CELLULAR], NULL, false, fixture_db, f->oracle,
                                                  &verdict), -EINVAL);
         assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
-        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, NULL, &verdict),
+        assert_int_equal(mediation_check_message(&fixture_peers[APP], &fixture_peers[CELLULAR], m, false, fixture_db, NULL, &verdict),
                          -EINVAL);
         assert_int_equal(verdict.reason, MEDIATION_REASON_ERROR);
-        assert_int_equal(mediation_check_message(&peers[APP], &peers[CELLULAR], m, false, db, f->oracle, NULL),
+        assert_int_equal(mediation_check_message(&fixture_peers[APP], &fixture_peers[CELLULAR], m, false, fixture_db, f->oracle, NULL),
                          -EINVAL);
-        assert_int_equal(mediation_check_own(NULL, "org.x", db, f->oracle, &verdict), -EINVAL);
-        assert_int_equal(mediation_check_own(&peers[APP], NULL, db, f->oracle, &verdict), -EINVAL);
-        assert_int_equal(mediation_check_own(&peers[APP], "org.x", db, f->oracle, NULL), -EINVAL);
+        assert_int_equal(mediation_check_own(NULL, "org.x", fixture_db, f->oracle, &verdict), -EINVAL);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], NULL, fixture_db, f->oracle, &verdict), -EINVAL);
+        assert_int_equal(mediation_check_own(&fixture_peers[APP], "org.x", fixture_db, f->oracle, NULL), -EINVAL);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_table, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_fields, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_oracle_errors, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_cached, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_own, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_table, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_fields, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_oracle_errors, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_cached, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_own, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_counters, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_bad_arguments, fixture_setup, fixture_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
  * Unit tests for broker/propfilter/propfilter-policy.c: the filter's
  * question answered from a policy compiled with the policy builder (a
  * property rule, an interface default, an explicitly open member, the
- * union when the interface is unknown, undeclared names, oracle errors),
- * then whole messages filtered through it.
+ * union when the interface is unknown, what the manifest does not cover
+ * (other paths, a subtree, other interfaces, case variants: hidden),
+ * undeclared names, oracle errors), then whole messages filtered through it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,23 +69,34 @@ static void test_questions(void **state) {
         /* A property's own rule. */
         assert_int_equal(ask(&app, "/o", "org.ex.A", "Secret"), 1);
         assert_int_equal(ask(&nobody, "/o", "org.ex.A", "Secret"), 0);
-        /* Uncovered: open. Another path: uncovered too. */
-        assert_int_equal(ask(&nobody, "/o", "org.ex.A", "Other"), 1);
-        assert_int_equal(ask(&nobody, "/p", "org.ex.A", "Secret"), 1);
+        /* Under a declared name what no line covers is hidden, whatever the tokens. */
+        assert_int_equal(ask(&trusted, "/o", "org.ex.A", "Other"), 0);
+        assert_int_equal(ask(&trusted, "/p", "org.ex.A", "Secret"), 0);
+        assert_int_equal(ask(&trusted, "/o/child", "org.ex.A", "Secret"), 0);
+        assert_int_equal(ask(&trusted, "/", "org.ex.A", "Secret"), 0);
+        assert_int_equal(ask(&trusted, "/o", "org.ex.a", "Secret"), 0);
+        assert_int_equal(ask(&trusted, "/o", "org.ex.A", "secret"), 0);
         /* The interface default covers unlisted members; an open member stays open. */
         assert_int_equal(ask(&app, "/o", "org.ex.B", "X"), 0);
         assert_int_equal(ask(&trusted, "/o", "org.ex.B", "X"), 1);
         assert_int_equal(ask(&nobody, "/o", "org.ex.B", "Open"), 1);
-        /* The interfaces themselves. */
+        assert_int_equal(ask(&trusted, "/o/child", "org.ex.B", "Open"), 0);
+        /* The interfaces themselves: declared at that path, their default held. */
         assert_int_equal(ask(&app, "/o", "org.ex.B", NULL), 0);
         assert_int_equal(ask(&trusted, "/o", "org.ex.B", NULL), 1);
         assert_int_equal(ask(&nobody, "/o", "org.ex.A", NULL), 1);
-        assert_int_equal(ask(&nobody, "/o", "org.ex.C", NULL), 1);
+        assert_int_equal(ask(&trusted, "/o", "org.ex.C", NULL), 0);
+        assert_int_equal(ask(&trusted, "/o/child", "org.ex.A", NULL), 0);
+        assert_int_equal(ask(&trusted, "/o", "org.ex.b", NULL), 0);
         /* Unknown interface: the union (Secret needs T1, and B's default T2 may apply). */
         assert_int_equal(ask(&app, "/o", NULL, "Secret"), 0);
         assert_int_equal(ask(&trusted, "/o", NULL, "Secret"), 1);
+        assert_int_equal(ask(&app, "/o", NULL, "Other"), 0);
+        assert_int_equal(ask(&trusted, "/o", NULL, "Other"), 1);
         assert_int_equal(ask(&app, "/o", NULL, NULL), 0);
         assert_int_equal(ask(&trusted, "/o", NULL, NULL), 1);
+        assert_int_equal(ask(&trusted, "/p", NULL, NULL), 0);
+        assert_int_equal(ask(&trusted, "/p", NULL, "Secret"), 0);
 }
 
 static void test_undeclared_and_errors(void **state) {
@@ -100,8 +112,10 @@ static void test_undeclared_and_errors(void **state) {
 
         assert_int_equal(ask(&broken, "/o", "org.ex.A", "Secret"), -EIO);
         assert_int_equal(ask(&broken, "/o", "org.ex.B", NULL), -EIO);
-        /* No token needed: the oracle is not asked. */
-        assert_int_equal(ask(&broken, "/o", "org.ex.A", "Other"), 1);
+        /* No token needed, or nothing declared: the oracle is not asked. */
+        assert_int_equal(ask(&broken, "/o", "org.ex.B", "Open"), 1);
+        assert_int_equal(ask(&broken, "/o", "org.ex.A", "Other"), 0);
+        assert_int_equal(ask(&broken, "/o", "org.ex.C", NULL), 0);
 
         assert_int_equal(propfilter_policy_visible("/o", "org.ex.A", "Secret", NULL), -EINVAL);
         broken.db = NULL;
@@ -124,6 +138,7 @@ static void test_messages(void **state) {
         _cleanup_(policy_db_freep) PolicyDb *db = policy();
         _cleanup_(message_unrefp) Message *in = NULL, *for_app = NULL, *for_nobody = NULL;
         _cleanup_(message_unrefp) Message *pc = NULL, *pc_nobody = NULL, *dropped = NULL;
+        _cleanup_(message_unrefp) Message *for_trusted = NULL, *covered = NULL;
         PropfilterPolicy app = for_label(db, "app"), nobody = for_label(db, "nobody");
         PropfilterPolicy trusted = for_label(db, "trusted");
         const PropfilterCall objects = { .kind = PROPFILTER_GET_MANAGED_OBJECTS, .exact = true };
@@ -131,14 +146,20 @@ static void test_messages(void **state) {
 
         assert_int_equal(testlib_managed_objects_reply(
                 "/o:org.ex.A=Secret,Other;org.ex.B=X,Open;org.ex.C=|/q:org.ex.B=X", &in), 0);
-        assert_int_equal(testlib_managed_objects_reply(
-                "/o:org.ex.A=Secret,Other;org.ex.B=Open;org.ex.C=|/q:org.ex.B=X", &for_app), 0);
-        assert_int_equal(testlib_managed_objects_reply(
-                "/o:org.ex.A=Other;org.ex.B=Open;org.ex.C=|/q:org.ex.B=X", &for_nobody), 0);
+        /*
+         * Other, C and everything at /q are not in the manifest: hidden from
+         * all; A stays (declared, unprotected) even when nothing of it is left.
+         */
+        assert_int_equal(testlib_managed_objects_reply("/o:org.ex.A=Secret;org.ex.B=Open", &for_app), 0);
+        assert_int_equal(testlib_managed_objects_reply("/o:org.ex.A=;org.ex.B=Open", &for_nobody), 0);
+        assert_int_equal(testlib_managed_objects_reply("/o:org.ex.A=Secret;org.ex.B=X,Open",
+                                                       &for_trusted), 0);
         check(in, &objects, &app, for_app);
         check(in, &objects, &nobody, for_nobody);
-        assert_int_equal(propfilter_filter(in, &objects, propfilter_policy_visible, &trusted, &out), 0);
-        assert_ptr_equal(out, in);
+        check(in, &objects, &trusted, for_trusted);
+        assert_int_equal(testlib_managed_objects_reply("/o:org.ex.A=Secret;org.ex.B=X,Open", &covered), 0);
+        assert_int_equal(propfilter_filter(covered, &objects, propfilter_policy_visible, &trusted, &out), 0);
+        assert_ptr_equal(out, covered);
         message_unref(out);
 
         /* B at /o with only X: protected, nothing visible: gone. */

@@ -1,0 +1,139 @@
+#!/bin/sh
+# Attacking the bus again, widely, after issue 17's fixes (one UML boot):
+#   uml-run test-reattack.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER E2E_HELPER SRCDIR
+# A monitor labelled e2e-monitor (no token) watches throughout; what it
+# must never see is a reply to a call that needed a token. Tried:
+#  - a monitor that joins while a protected call is pending;
+#  - replies forged with a guessed serial (by another app, by another
+#    connection of the service's label), watched by the monitor;
+#  - a reply racing its caller's disconnect;
+#  - descriptors passed in a call: one every label may read, one private to
+#    the caller (sent to a throwaway service, which the kernel refuses it;
+#    the monitor gets no copy of that call, so it stays connected);
+#  - unicast signals to a declared, activatable name that is not running;
+#  - a service that releases its declared name while a protected call is
+#    pending, and is called by its unique name meanwhile, and after;
+#  - refusals watched: the bus's AccessDenied answers reach no observer.
+. "$(dirname "$0")/lib.sh"
+e2e_setup
+bin=$(dirname "$e2e")
+denied='^(Error |error |GDBus\.Error:)?org\.freedesktop\.DBus\.Error\.AccessDenied'
+# count PATTERN FILE: lines of FILE matching the ERE (0 when none or no file).
+count() { grep -cE -- "$1" "$2" 2>/dev/null || true; }
+
+bg e2e-svc "$t/lenient.out" "$bin/e2e-lenient"
+wait_for "$t/lenient.out" '^(ready|refused|error)' 15 || not_ok "e2e-lenient did not start"
+lenient_unique=$(awk '/^ready/ { print $3 }' "$t/lenient.out")
+
+# ---- a monitor joining while a protected call is pending ----
+bg e2e-holder "$t/slow1.out" "$e2e" slow "$t/release1"
+wait_for "$t/slow1.out" '^calling as' 15 || not_ok "slow1 did not start"
+wait_for "$t/svc.out" '^CALL org\.mssf\.E2E\.Slow' 15 || not_ok "Slow did not reach the service"
+bg e2e-monitor "$t/mon.out" "$e2e" monitor 150
+wait_for "$t/mon.out" '^(monitor ok|error)' 15 || not_ok "the monitor did not start"
+touch "$t/release1"
+wait_for "$t/slow1.out" '^(reply|error)' 15
+check "the holder's Slow (e2e-svc::Control), pending when the monitor joined, is answered" "reply slow" \
+    "$(grep -E '^(reply|error)' "$t/slow1.out")"
+
+# ---- forged replies ----
+bg e2e-holder "$t/slow2.out" "$e2e" slow "$t/release2"
+wait_for "$t/slow2.out" '^calling as' 15 || not_ok "slow2 did not start"
+caller=$(awk '/^calling as/ { print $3 }' "$t/slow2.out")
+n=0; while [ "$(count '^CALL org\.mssf\.E2E\.Slow' "$t/svc.out")" -lt 2 ] && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+check "e2e-other forges a reply to the holder's pending Slow (serial 2)" forged \
+    "$(client e2e-other forge-reply "$caller" 2 forged-by-other)"
+check "a second connection labelled e2e-svc forges one" forged \
+    "$(client e2e-svc forge-reply "$caller" 2 forged-by-svc)"
+touch "$t/release2"
+wait_for "$t/slow2.out" '^(reply|error)' 15
+check "the holder gets the service's reply, not a forged one" "reply slow" "$(grep -E '^(reply|error)' "$t/slow2.out")"
+
+# ---- a reply racing its caller's disconnect ----
+out=$(client e2e-holder fire-and-leave org.mssf.E2E /org/mssf/E2E org.mssf.E2E Slow "$t/release3")
+has "the holder sent Slow and left" '^sent as :' "$out"
+n=0; while [ "$(count '^CALL org\.mssf\.E2E\.Slow' "$t/svc.out")" -lt 3 ] && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+touch "$t/release3"
+n=0; while [ "$(count '^REPLIED Slow' "$t/svc.out")" -lt 3 ] && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+check "the service answered the departed caller" 3 "$(count '^REPLIED Slow' "$t/svc.out")"
+check "the bus still answers" "('open',)" "$(gcall e2e-other org.mssf.E2E org.mssf.E2E.Open)"
+
+# ---- descriptors ----
+echo floor-content > "$t/floor-file"
+echo holder-private > "$t/holder-file"
+chmod 644 "$t/floor-file" "$t/holder-file"
+"$helper" setxattr "$t/floor-file" security.SMACK64 _
+"$helper" setxattr "$t/holder-file" security.SMACK64 e2e-holder
+out=$(client e2e-holder call-fd org.mssf.E2E /org/mssf/E2E org.mssf.E2E Open "$t/floor-file")
+echo "# call-fd with a file labelled _: $out"
+check "a call carrying a descriptor the bus may read is answered" "reply open" "$out"
+# The holder's own file, labelled e2e-holder, which no service label may
+# read: sent to a throwaway service (an undeclared name, labelled e2e-svc).
+# The monitor, which could not receive it either, gets no copy.
+# The bus (root here) receives the descriptor; the recipient's kernel
+# refuses it (smack_file_receive), which libdbus reads as a truncated
+# message and hangs up: README.md, "Attacked again".
+bg e2e-svc "$t/victim.out" "$e2e" serve org.mssf.E2EVictim
+wait_for "$t/victim.out" '^(ready|refused)' 15 || not_ok "the throwaway service did not start"
+out=$(client e2e-holder call-fd org.mssf.E2EVictim /org/mssf/E2E org.mssf.E2E Open "$t/holder-file")
+echo "# call-fd with a file labelled e2e-holder, to a service labelled e2e-svc: $out"
+lacks "that call is not answered as if delivered" '^reply open$' "$out"
+echo "# the throwaway service afterwards: $(tail -n 1 "$t/victim.out")"
+echo "# GetNameOwner(org.mssf.E2EVictim) afterwards: $(timeout 10 dbus-send --system --print-reply \
+    --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner \
+    string:org.mssf.E2EVictim 2>&1 | tr '\n' ' ')"
+check "the bus still answers the holder" "('guarded',)" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Guarded)"
+
+# ---- unicast signals to an activatable declared name ----
+as e2e-other dbus-send --system --type=signal --dest=org.mssf.E2EAct /org/mssf/E2E org.mssf.E2E.Open
+as e2e-other dbus-send --system --type=signal --dest=org.mssf.E2EAct /org/mssf/E2E org.example.Undeclared.Poke
+as e2e-stranger dbus-send --system --type=signal --dest=org.mssf.E2EAct /org/mssf/E2E org.mssf.E2E.Open
+check "the bus answers e2e-other after its signals" "('open',)" "$(gcall e2e-other org.mssf.E2E org.mssf.E2E.Open)"
+check "no signal started org.mssf.E2EAct" "" "$(cat "$t/act.out" 2>/dev/null)"
+echo "# what the bus logged of them:"
+grep 'E2EAct' "$t/bus.log" | sed 's/^/#   /'
+has "the bus refused e2e-other's Open signal for want of e2e-act::Use" \
+    'lacks token "e2e-act::Use".*signal sent to it is judged' "$(cat "$t/bus.log")"
+
+# ---- a declared name released while a protected call is pending ----
+bg e2e-holder "$t/hold.out" "$e2e" call org.mssf.E2ELenient /org/mssf/E2ELenient org.mssf.E2E.Lenient Hold \
+    "$t/release-hold"
+wait_for "$t/lenient.out" '^released ' 15 || not_ok "Hold did not reach the lenient service"
+has "the name has no owner while it is released" '^Error org\.freedesktop\.DBus\.Error\.NameHasNoOwner' \
+    "$(timeout 10 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.GetNameOwner string:org.mssf.E2ELenient 2>&1)"
+out=$(client e2e-other call "$lenient_unique" /org/mssf/E2ELenient org.mssf.E2E.Lenient GetPosition)
+has "meanwhile GetPosition by its unique name: AccessDenied (still under its manifest)" "$denied" "$out"
+touch "$t/release-hold"
+wait_for "$t/hold.out" '^(reply|error)' 15
+check "the holder's Hold is answered after the release" "reply held-secret" "$(cat "$t/hold.out")"
+wait_for "$t/lenient.out" '^reacquired ' 15 || not_ok "the lenient service did not take its name again"
+has "e2e-other by the unique name after it came back: AccessDenied" "$denied" \
+    "$(client e2e-other call "$lenient_unique" /org/mssf/E2ELenient org.mssf.E2E.Lenient GetPosition)"
+check "the lenient service ran GetPosition for nobody" 0 "$(count '^CALL .*GetPosition' "$t/lenient.out")"
+
+# ---- the bus's refusals, watched ----
+has "e2e-other's Guarded (no e2e-svc::Control): AccessDenied" 'GDBus\.Error:org\.freedesktop\.DBus\.Error\.AccessDenied' \
+    "$(gcall e2e-other org.mssf.E2E org.mssf.E2E.Guarded)"
+has "e2e-other's call to a name nobody owns: ServiceUnknown" 'ServiceUnknown' \
+    "$(gcall e2e-other org.mssf.E2ENobody org.mssf.E2E.Open)"
+
+check "Emit done (the monitor's end marker)" "()" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Emit "'done'" "''")"
+wait_for "$t/mon.out" '^end' 30 || not_ok "the monitor did not see the end marker"
+out=$(cat "$t/mon.out")
+check "BecomeMonitor by e2e-monitor succeeds" "monitor ok" "$(head -n 1 "$t/mon.out")"
+lacks "the monitor saw no Slow reply (e2e-svc::Control), not even the one pending when it joined" \
+    '^saw return - from [^ ]*: slow$' "$out"
+lacks "... no forged reply (they were dropped, so copied to no one)" 'forged-by' "$out"
+lacks "... not Hold's (e2e-svc::Read), answered after the name was released" 'held-secret' "$out"
+has "... but the open replies" '^saw return - from [^ ]*: open$' "$out"
+has "... and the calls that carried a descriptor, with what it reads" '^saw call Open from [^ ]*: fd:' "$out"
+lacks "... never the holder's private file" 'holder-private' "$out"
+has "... and is still connected after that call (it sees the holder's Guarded call made after it)" \
+    '^saw call Guarded from ' "$out"
+lacks "... none of the bus's AccessDenied answers (they name the refused caller, destination, member)" \
+    '^saw error org\.freedesktop\.DBus\.Error\.AccessDenied' "$out"
+has "... but the bus's other errors (ServiceUnknown)" '^saw error org\.freedesktop\.DBus\.Error\.ServiceUnknown' "$out"
+lacks "no service read the holder's private file" 'holder-private' "$(cat "$t/svc.out" "$t/victim.out")"
+
+e2e_finish
