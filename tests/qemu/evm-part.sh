@@ -6,8 +6,9 @@
 #    (one never run before: IMA keeps an earlier verdict per inode);
 #  - verify reports the missing security.evm;
 #  - creating any file (ext4 or tmpfs) with the key loaded oopses this
-#    kernel (the BPF LSM answers inode_init_security without an xattr;
-#    tests/qemu/README.md), so nothing is installed after the key here.
+#    kernel as Debian boots it (the BPF LSM answers inode_init_security
+#    without an xattr; tests/qemu/README.md), so nothing is installed
+#    after the key here; qemu-evm boots without bpf and does.
 echo "--- EVM"
 expect_run "install a package before the EVM key is loaded" 0 install_pkg preevm /mnt/pkg/bin/preevm
 expect_run "a user master key (the chipset's stand-in) is added" 0 \
