@@ -77,10 +77,12 @@ static void decision_set(Judge *j, int outcome, const char *name, const char *to
  * 0 when satisfied or not covered, MISSING_TOKEN (decision filled), or the
  * oracle's error.
  */
+static int judge_tokens(Judge *j, const DbRule *rule, PolicyKind kind, const char *path,
+                        const char *interface, const char *member);
+
 static int judge_rule(Judge *j, const char *name, PolicyKind kind, const char *path,
                       const char *interface, const char *member) {
         const DbRule *rule;
-        PolicyRequirement req;
         uint32_t index;
 
         index = db_find_name(j->db, name);
@@ -92,6 +94,14 @@ static int judge_rule(Judge *j, const char *name, PolicyKind kind, const char *p
         if (!rule)
                 return 0;
         j->covered = true;
+        return judge_tokens(j, rule, kind, path, interface, member);
+}
+
+/* rule's tokens, all held: 0, MISSING_TOKEN (decision filled), or the oracle's error. */
+static int judge_tokens(Judge *j, const DbRule *rule, PolicyKind kind, const char *path,
+                        const char *interface, const char *member) {
+        PolicyRequirement req;
+
         db_requirement_from_rule(j->db, rule, &req);
         for (size_t i = 0; i < req.n_tokens; i++) {
                 const char *token = policy_requirement_token(&req, i);
@@ -164,19 +174,60 @@ static int cover_interface(Judge *j, const char *const *names, size_t n_names, P
 }
 
 /*
+ * The rules a manifest states for member by name at path under another
+ * interface than Peer or Properties (not a default, not the derived
+ * unions, which include every interface's default): each one's tokens.
+ * A name's rules are few; this runs for Peer's and Properties' calls only.
+ */
+static int judge_member_named(Judge *j, uint32_t index, const char *path, const char *member) {
+        const DbName *name = &j->db->names[index];
+        const DbRule *rules = j->db->rules + db_le(name->rules_first);
+
+        for (uint32_t i = 0; i < db_le(name->rules_count); i++) {
+                const char *interface = db_string(j->db, rules[i].interface);
+                const char *named = db_string(j->db, rules[i].member);
+                int r;
+
+                if (db_le(rules[i].kind) != POLICY_KIND_METHOD || !interface || !named ||
+                    strcmp(named, member) != 0 || strcmp(db_string(j->db, rules[i].path), path) != 0 ||
+                    strcmp(interface, DBUS_INTERFACE_PEER) == 0 ||
+                    strcmp(interface, DBUS_INTERFACE_PROPERTIES) == 0)
+                        continue;
+                r = judge_tokens(j, &rules[i], POLICY_KIND_METHOD, path, interface, member);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+/*
  * What a standard member (Peer's, Properties') needs besides its own
  * rules: whatever a call without interface to a member of that name
  * needs, where a manifest declares one at that path, since a service
- * that dispatches by member alone would run that one. Coverage by it
- * does not count.
+ * that dispatches by member alone would run that one. Only members a
+ * manifest names count, not an interface's default: a default covers its
+ * own interface's members, and counting it would put every defaulted
+ * interface's token on Peer.Ping and on reading an open property
+ * (DESIGN.md: Peer stays open). Coverage by it does not count.
  */
 static int judge_member_alone(Judge *j, const char *const *names, size_t n_names,
                               const PolicyMessage *m) {
-        bool covered = j->covered;
-        int r = judge_names(j, names, n_names, POLICY_KIND_METHOD, m->path, NULL, m->member);
+        for (size_t i = 0; i < n_names; i++) {
+                uint32_t index;
+                int r;
 
-        j->covered = covered;
-        return r;
+                if (!names[i])
+                        return -EINVAL;
+                index = db_find_name(j->db, names[i]);
+                if (index == POLICY_DB_NONE)
+                        continue;
+                if (!j->declared)
+                        j->declared = db_string(j->db, j->db->names[index].name);
+                r = judge_member_named(j, index, m->path, m->member);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
 }
 
 static int decide_properties_call(Judge *j, const char *const *names, size_t n_names,

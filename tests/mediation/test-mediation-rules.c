@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "db-internal.h"
 #include "db-read.h"
 #include "fake-smackfs.h"
 #include "macro.h"
@@ -98,6 +99,41 @@ static Judgement judge(SmackOracle *oracle, const MediationPeer *holder, PolicyK
         return j;
 }
 
+/*
+ * What a service dispatching by member alone would run: the rules the
+ * manifest states for that member by name under another interface than
+ * Peer or Properties (never an interface's default), every token held.
+ */
+static Judgement judge_alone(SmackOracle *oracle, const MediationPeer *holder, const char *path,
+                             const char *member, const SmackLabel *label) {
+        Judgement j = { 0 };
+
+        for (size_t i = 0; i < holder->n_names; i++) {
+                uint32_t index = db_find_name(fixture_db, holder->names[i]);
+                const DbName *name;
+
+                if (index == POLICY_DB_NONE)
+                        continue;
+                name = &fixture_db->names[index];
+                for (uint32_t k = 0; k < db_le(name->rules_count); k++) {
+                        const DbRule *rule = fixture_db->rules + db_le(name->rules_first) + k;
+                        const char *interface = db_string(fixture_db, rule->interface);
+                        const char *named = db_string(fixture_db, rule->member);
+                        PolicyRequirement req;
+
+                        if (db_le(rule->kind) != POLICY_KIND_METHOD || !interface || !named ||
+                            !streq(named, member) || !streq(db_string(fixture_db, rule->path), path) ||
+                            streq(interface, PEER) || streq(interface, PROPERTIES))
+                                continue;
+                        db_requirement_from_rule(fixture_db, rule, &req);
+                        for (size_t t = 0; t < req.n_tokens; t++)
+                                if (!holds(oracle, label, policy_requirement_token(&req, t)))
+                                        j.missing = true;
+                }
+        }
+        return j;
+}
+
 static bool is_peer_member(const char *member) {
         return streq(member, "Ping") || streq(member, "GetMachineId");
 }
@@ -125,7 +161,7 @@ static MediationReason model_properties(SmackOracle *oracle, const MediationPeer
                                         const MessageSpec *spec, const SmackLabel *label) {
         PolicyKind kind = streq(spec->member, "Set") ? POLICY_KIND_PROPERTY_WRITE : POLICY_KIND_PROPERTY_READ;
         Judgement own = judge(oracle, holder, POLICY_KIND_METHOD, spec->path, PROPERTIES, spec->member, label);
-        Judgement alone = judge(oracle, holder, POLICY_KIND_METHOD, spec->path, NULL, spec->member, label);
+        Judgement alone = judge_alone(oracle, holder, spec->path, spec->member, label);
         const char *interface, *property;
         Judgement j;
 
@@ -150,7 +186,7 @@ static MediationReason model_call_tokens(SmackOracle *oracle, const MediationPee
         Judgement j;
 
         if (streq(spec->interface, PEER) && is_peer_member(spec->member)) {
-                j = judge(oracle, holder, POLICY_KIND_METHOD, spec->path, NULL, spec->member, label);
+                j = judge_alone(oracle, holder, spec->path, spec->member, label);
                 return j.missing ? MEDIATION_REASON_TOKEN : MEDIATION_REASON_NONE;
         }
         if (streq(spec->interface, PROPERTIES) &&
