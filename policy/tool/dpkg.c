@@ -306,6 +306,7 @@ static int dpkg_configure(ToolContext *c, const char *package) {
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
+        plan->from_dpkg = true;
         r = install_lock(c, &lock);
         if (r == 0)
                 r = plan_configure(c, package, plan, &decision, &record, &old, version, arch);
@@ -336,6 +337,7 @@ static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
+        plan->from_dpkg = true;
         r = install_lock(c, &lock);
         if (r == 0)
                 r = install_plan_load(plan, &c->paths, c->diag);
@@ -396,8 +398,10 @@ static int dpkg_triggered(ToolContext *c) {
                         continue;
                 c->defer_policy_db = true;
                 r = install_plan_new(names[i], &plan);
-                if (r == 0)
+                if (r == 0) {
+                        plan->from_dpkg = true;
                         r = install_plan_load(plan, &c->paths, c->diag);
+                }
                 if (r > 0)
                         r = TOOL_E_INVALID;
                 if (r == 0)

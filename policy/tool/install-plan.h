@@ -34,6 +34,7 @@ typedef struct InstallPlan {
         const Package *new_package;     /* (nullable) in set: the package after */
         Package *old_package;           /* (nullable) the installed version, if it loads */
         bool was_installed;
+        bool from_dpkg;                 /* dpkg runs us: info/PACKAGE.list is the package's */
         PolicySet *set;                 /* the installed set after the change */
         uint8_t *policy_data;           /* policy.db after */
         size_t policy_size;

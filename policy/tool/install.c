@@ -92,7 +92,7 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
                 return r;
         /* Reads every file now: a changed one refuses before anything is touched. */
         r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
-                               c->diag, &plan->integrity);
+                               plan->from_dpkg, c->diag, &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }
 

@@ -2,8 +2,9 @@
  * Reference hashes for IMA appraisal, set at install.
  *
  * Which files: the binaries a package's manifest names as its own
- * ("<for path>", the same ones smack-setup labels) and, when dpkg installed
- * the package, every regular file in dpkg's file list (info/PACKAGE.list).
+ * ("<for path>", the same ones smack-setup labels) and, when dpkg runs
+ * mssf-policy (dpkg configure, remove, triggered), every regular file in
+ * dpkg's file list (info/PACKAGE.list).
  * Each is resolved under --root and must stay there; directories,
  * devices and files that are gone are left out (a symlink counts as the
  * file it points to, which must itself be inside the root).
@@ -323,8 +324,8 @@ static int plan_hashes(IntegrityPlan *plan, const ToolPaths *paths, const char *
 }
 
 int integrity_plan_new(const ToolPaths *paths, const char *package_name,
-                       const Package *old_package, const Package *new_package, Diagnostics *diag,
-                       IntegrityPlan **ret) {
+                       const Package *old_package, const Package *new_package, bool with_dpkg,
+                       Diagnostics *diag, IntegrityPlan **ret) {
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
         FileSet old_files = {}, new_files = {};
         int r;
@@ -332,9 +333,9 @@ int integrity_plan_new(const ToolPaths *paths, const char *package_name,
         if (!plan)
                 return -ENOMEM;
         /* On remove, dpkg's list still names what the package installed. */
-        r = collect(&old_files, paths, package_name, old_package, !new_package);
+        r = collect(&old_files, paths, package_name, old_package, with_dpkg && !new_package);
         if (r >= 0 && new_package)
-                r = collect(&new_files, paths, package_name, new_package, true);
+                r = collect(&new_files, paths, package_name, new_package, with_dpkg);
         if (r >= 0 && new_package)
                 r = plan_hashes(plan, paths, package_name, &new_files, diag);
         for (size_t i = 0; r >= 0 && i < old_files.n; i++)

@@ -44,11 +44,14 @@ int integrity_package_files(const ToolPaths *paths, const char *package_name,
  * removed) get their hash, each checked against dpkg's md5sums where the
  * package has one (a mismatch is INTEGRITY_E_INVALID with
  * "md5sums:LINE: ..." in diag); files only old_package (nullable) named
- * lose it. Reads every file now, before anything is changed.
+ * lose it. with_dpkg: dpkg runs us, so its file list of package_name is
+ * this package's (run by hand, a dpkg package of the same name may be
+ * another one: only the manifest's binaries). Reads every file now,
+ * before anything is changed.
  */
 int integrity_plan_new(const ToolPaths *paths, const char *package_name,
-                       const Package *old_package, const Package *new_package, Diagnostics *diag,
-                       IntegrityPlan **ret);
+                       const Package *old_package, const Package *new_package, bool with_dpkg,
+                       Diagnostics *diag, IntegrityPlan **ret);
 IntegrityPlan *integrity_plan_free(IntegrityPlan *plan);
 
 /*

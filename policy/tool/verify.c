@@ -28,6 +28,7 @@
 #include "manifest.h"
 #include "model.h"
 #include "operations.h"
+#include "registration.h"
 #include "smack-setup.h"
 
 static void names_free(char **names, size_t n) {
@@ -102,6 +103,8 @@ static int verify_package(ToolContext *c, VerifyCount *count, const char *packag
         _cleanup_(package_freep) Package *package = NULL;
         char **files = NULL, **binaries = NULL;
         size_t n_files = 0, n_binaries = 0;
+        Registration reg = {};
+        bool from_dpkg;
         int r;
 
         if (!manifest)
@@ -114,7 +117,13 @@ static int verify_package(ToolContext *c, VerifyCount *count, const char *packag
         r = manifest_parse_file(manifest, package_name, NULL, c->diag, &package);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        r = integrity_package_files(&c->paths, package_name, package, true, &files, &n_files);
+        /* dpkg's file list is the package's only when dpkg registered it (as install did). */
+        r = installed_read_registration(&c->paths, package_name, &reg);
+        if (r < 0)
+                return r;
+        from_dpkg = registration_from_dpkg(&reg);
+        registration_clear(&reg);
+        r = integrity_package_files(&c->paths, package_name, package, from_dpkg, &files, &n_files);
         if (r >= 0)
                 r = integrity_package_files(&c->paths, package_name, package, false, &binaries,
                                             &n_binaries);

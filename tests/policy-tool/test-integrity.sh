@@ -4,7 +4,8 @@
 # directory of its own:
 #   test-integrity.sh MSSF_POLICY
 # install sets security.ima (the bytes "evmctl ima_hash -a sha256" writes)
-# on the manifest's binary and on every regular file of dpkg's .list;
+# on the manifest's binary and, when dpkg runs it (dpkg configure), on
+# every regular file of dpkg's .list;
 # a file whose MD5 differs from dpkg's md5sums refuses the install with
 # md5sums:LINE and changes nothing; an upgrade re-hashes; remove clears;
 # `verify` reports content changes, lost xattrs and changed labels.
@@ -47,9 +48,21 @@ printf '/.\n/usr\n/usr/bin\n/usr/bin/maps\n/usr/bin/maps-link\n/usr/share/doc/ma
     > "$root/var/lib/dpkg/info/maps.list"
 (cd "$root" && md5sum usr/bin/maps usr/share/doc/maps/README) > "$root/var/lib/dpkg/info/maps.md5sums"
 run() { "$tool" "$@" --root "$root" --no-reload --no-kernel; }
+# As dpkg runs it (dh_mssf's postinst): dpkg knows the package, its .aegis
+# is installed, and only then is dpkg's file list the package's.
+mkdir -p "$root/usr/share/mssf/aegis"
+printf 'Package: maps\nStatus: install ok unpacked\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n' \
+    > "$root/var/lib/dpkg/status"
+configure() { cp "$manifest" "$root/usr/share/mssf/aegis/maps.aegis" && run dpkg configure maps; }
 
+# Run by hand, a dpkg package of the same name may be another one: only the manifest's binary.
 out=$(run install maps "$manifest" 2>&1); status=$?
-check "install succeeds" 0 "$status"
+check "install by hand succeeds" 0 "$status"
+check "... and leaves dpkg's listed files alone" "" "$(ima "$root/usr/share/doc/maps/README")"
+out=$(run remove maps 2>&1)
+
+out=$(configure 2>&1); status=$?
+check "dpkg configure succeeds" 0 "$status"
 check "the binary's security.ima is what evmctl ima_hash writes" "$(evm_hash "$root/usr/bin/maps")" "$(ima "$root/usr/bin/maps")"
 check "a listed regular file gets one too" "$(evm_hash "$root/usr/share/doc/maps/README")" "$(ima "$root/usr/share/doc/maps/README")"
 check "the value is type 4 (digest_ng), algorithm 4 (sha256)" 0404 "$(ima "$root/usr/bin/maps" | cut -c1-4)"
@@ -61,7 +74,7 @@ check "verify: all as installed" 0 "$status"
 # Changed after unpack: refused, and nothing changes.
 before=$(ima "$root/usr/bin/maps")
 printf '#!/bin/sh\necho maps 2\n' > "$root/usr/bin/maps"
-out=$(run install maps "$manifest" 2>&1); status=$?
+out=$(configure 2>&1); status=$?
 check "an install over a file that differs from md5sums is refused" 3 "$status"
 case "$out" in
 *"$root/var/lib/dpkg/info/maps.md5sums:1:35: error: /usr/bin/maps was changed after dpkg unpacked it"*)
@@ -76,7 +89,7 @@ case "$out" in *"maps: /usr/bin/maps: content changed"*) ok "verify names the ch
 
 # An upgrade (new content, new md5sums) replaces the hash.
 (cd "$root" && md5sum usr/bin/maps usr/share/doc/maps/README) > "$root/var/lib/dpkg/info/maps.md5sums"
-out=$(run install maps "$manifest" 2>&1); status=$?
+out=$(configure 2>&1); status=$?
 check "the upgrade succeeds" 0 "$status"
 check "the upgrade replaced the reference hash" "$(evm_hash "$root/usr/bin/maps")" "$(ima "$root/usr/bin/maps")"
 
@@ -89,8 +102,8 @@ case "$out" in *"/usr/bin/maps: security.SMACK64EXEC is 'other', not 'maps'"*) o
 out=$(run verify nosuch 2>&1); status=$?
 check "verify of a package that is not installed exits 4" 4 "$status"
 
-out=$(run install maps "$manifest" 2>&1)
-out=$(run remove maps 2>&1); status=$?
+out=$(configure 2>&1)
+out=$(run dpkg remove maps 2>&1); status=$?
 check "remove succeeds" 0 "$status"
 check "remove cleared the binary's security.ima" "" "$(ima "$root/usr/bin/maps")"
 check "remove cleared the listed file's security.ima" "" "$(ima "$root/usr/share/doc/maps/README")"
