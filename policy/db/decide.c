@@ -72,14 +72,14 @@ static void decision_set(Judge *j, int outcome, const char *name, const char *to
         };
 }
 
+static int judge_tokens(Judge *j, const DbRule *rule, PolicyKind kind, const char *path,
+                        const char *interface, const char *member);
+
 /*
  * Look (kind, path, interface, member) up under name and check its tokens:
  * 0 when satisfied or not covered, MISSING_TOKEN (decision filled), or the
  * oracle's error.
  */
-static int judge_tokens(Judge *j, const DbRule *rule, PolicyKind kind, const char *path,
-                        const char *interface, const char *member);
-
 static int judge_rule(Judge *j, const char *name, PolicyKind kind, const char *path,
                       const char *interface, const char *member) {
         const DbRule *rule;

@@ -68,7 +68,9 @@ while read -r name binary package path iface prop; do
         $(for f in "$src/data/$name"/*.xml; do printf -- '--xml %s ' "$f"; done) > "$t/$package.xml" 2> "$t/scaffold.err"
     check "$name: scaffold --xml over its captured introspection" 0 "$?"
     out=$("$tool" install --no-reload "$package" "$t/$package.xml" 2>&1)
-    check "$name: the scaffolded manifest installs" 0 "$?"
+    status=$?
+    [ "$status" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
+    check "$name: the scaffolded manifest installs" 0 "$status"
     tested="$tested $name"
     request="$request<credential name=\"$package::Tok\"/>"
 done <<EOF
