@@ -58,26 +58,35 @@ static bool under_dpkg(void) {
         return getenv("DPKG_MAINTSCRIPT_NAME") != NULL;
 }
 
+/* Why FD (opened with O_NOFOLLOW) is no manifest to read, or NULL. */
+static const char *shipped_file_problem(int fd, struct stat *st) {
+        if (fd < 0 || fstat(fd, st) < 0)
+                return strerror(errno);
+        if (!S_ISREG(st->st_mode))
+                return "not a regular file";
+        if (st->st_size > MANIFEST_MAX_FILE_SIZE)
+                return "larger than 1 MiB";
+        return NULL;
+}
+
 /* AEGIS_DIR/PACKAGE.aegis: a regular file (no symlink), bounded. */
 static int read_shipped(ToolContext *c, const char *package, char **ret_path, char **ret_data,
                         size_t *ret_size) {
         _cleanup_free_ char *name = NULL, *path = NULL, *data = NULL;
         _cleanup_close_ int fd = -1;
+        const char *why;
         struct stat st;
         size_t size = 0;
 
         if (asprintf(&name, "%s.aegis", package) < 0 || !(path = fileio_join(c->paths.aegis_dir, name)))
                 return -ENOMEM;
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-            st.st_size > MANIFEST_MAX_FILE_SIZE) {
-                int error = fd < 0 || errno == 0 ? errno : EINVAL;
-
+        why = shipped_file_problem(fd, &st);
+        if (why) {
                 diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0,
                                 "package %s ships no manifest here (%s): dh_mssf installs "
                                 "debian/%s.aegis as this file, a regular file of at most 1 MiB",
-                                package, fd < 0 ? strerror(error) : "not a regular file",
-                                package);
+                                package, why, package);
                 return TOOL_E_INVALID;
         }
         data = malloc((size_t) st.st_size + 1);

@@ -162,7 +162,9 @@ static int read_entry(CodecReader *r, CacheEntry **ret) {
         e->origin = get_key(r);
         e->origin_text = codec_get_str(r);
         size = codec_get_count(r, 1);
-        if (!r->bad && size > 0) {
+        if (size == 0)
+                r->bad = true; /* a parsed package is never empty */
+        if (!r->bad) {
                 e->payload = malloc(size);
                 if (e->payload) {
                         memcpy(e->payload, r->p, size);

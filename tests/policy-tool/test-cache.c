@@ -4,7 +4,8 @@
  * that encodes the same and compiles to the same policy; a compile from
  * the cache writes the same policy.db and prints the same warnings as one
  * from the XML; a manifest or origin file changed, a cache of another
- * version or damaged in any byte is parsed again, never half trusted.
+ * version or damaged in any byte is parsed again, never half trusted, and
+ * so is one whose checksum is right but whose entry is empty.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "compile.h"
+#include "crc32c.h"
 #include "installed.h"
 #include "manifest.h"
 #include "model-codec.h"
@@ -207,6 +209,51 @@ static void test_cache_gives_the_same(void **state) {
         tool_fixture_free(f);
 }
 
+/* A cache file as manifest_cache_save() lays it out, with one entry for
+ * NAME whose payload is empty: a right checksum over bytes we never write. */
+static void write_empty_entry_cache(const char *path, const char *name) {
+        CodecWriter w = {};
+        uint32_t crc;
+
+        codec_put_raw(&w, (const uint8_t[20]) {}, 20);
+        codec_put_str(&w, name);
+        for (int key = 0; key < 2; key++) {
+                codec_put_u8(&w, 1);
+                for (int field = 0; field < 7; field++)
+                        codec_put_u64(&w, 1);
+        }
+        codec_put_str(&w, "system");
+        codec_put_u32(&w, 0);
+        assert_int_equal(w.error, 0);
+        memcpy(w.data, "MSSFMC\n", 8);
+        crc = crc32c_update(0, w.data + 20, w.size - 20);
+        for (size_t i = 0; i < 4; i++) {
+                w.data[8 + i] = (uint8_t) (MODEL_CODEC_VERSION >> (8 * i));
+                w.data[12 + i] = (uint8_t) (1u >> (8 * i));
+                w.data[16 + i] = (uint8_t) (crc >> (8 * i));
+        }
+        assert_int_equal(fileio_write_atomic(path, w.data, w.size, 0644), 0);
+        codec_writer_deinit(&w);
+}
+
+/* An entry with an empty payload is a cache that is not ours: parsed again
+ * from the XML, not a failed compile. */
+static void test_empty_entry_is_parsed_again(void **state) {
+        ToolFixture *f = tool_fixture_new("test-cache-empty");
+        _cleanup_free_ char *manifests = NULL, *cache = NULL;
+        Compiled cold, again;
+
+        install_fixtures(f, &manifests);
+        cache = fileio_join(manifests, ".mssf-policy.cache");
+        cold = compile(f);
+        write_empty_entry_cache(cache, "mce");
+        again = compile(f);
+        assert_same(&cold, &again);
+        compiled_clear(&again);
+        compiled_clear(&cold);
+        tool_fixture_free(f);
+}
+
 static const char *origin_of(const ToolFixture *f, const char *name, bool write_cache) {
         static char origin[64];
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
@@ -263,6 +310,7 @@ int main(void) {
                 cmocka_unit_test(test_codec_round_trip),
                 cmocka_unit_test(test_codec_damage),
                 cmocka_unit_test(test_cache_gives_the_same),
+                cmocka_unit_test(test_empty_entry_is_parsed_again),
                 cmocka_unit_test(test_changed_files_are_parsed_again),
         };
 

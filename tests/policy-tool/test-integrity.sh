@@ -8,7 +8,9 @@
 # every regular file of dpkg's .list;
 # a file whose MD5 differs from dpkg's md5sums refuses the install with
 # md5sums:LINE and changes nothing; an upgrade re-hashes; remove clears;
-# `verify` reports content changes, lost xattrs and changed labels.
+# `verify` reports content changes, lost xattrs and changed labels;
+# dpkg configure names why a shipped .aegis cannot be read (missing,
+# symlink, not a regular file, over 1 MiB).
 # Root sets security.* xattrs on the host whether or not IMA is loaded
 # (checked); otherwise SKIP. Exit 0 pass, 1 fail, 77 skip.
 set -u
@@ -107,6 +109,20 @@ out=$(run dpkg remove maps 2>&1); status=$?
 check "remove succeeds" 0 "$status"
 check "remove cleared the binary's security.ima" "" "$(ima "$root/usr/bin/maps")"
 check "remove cleared the listed file's security.ima" "" "$(ima "$root/usr/share/doc/maps/README")"
+
+# What dpkg configure says when the shipped manifest is not one to read.
+aegis=$root/usr/share/mssf/aegis/maps.aegis
+shipped() { out=$(run dpkg configure maps 2>&1); status=$?; }
+rm -f "$aegis"; shipped
+check "no shipped manifest: configure fails" 1 "$([ "$status" != 0 ] && echo 1)"
+case "$out" in *"maps.aegis"*"ships no manifest here (No such file or directory)"*) ok "it says the file is missing" ;; *) not_ok "missing: $out" ;; esac
+ln -s "$manifest" "$aegis"; shipped
+case "$out" in *"ships no manifest here (Too many levels of symbolic links)"*) ok "a symlink is refused, and said so" ;; *) not_ok "symlink: $out" ;; esac
+rm -f "$aegis"; mkdir "$aegis"; shipped
+case "$out" in *"ships no manifest here (not a regular file)"*) ok "a directory is not a regular file" ;; *) not_ok "directory: $out" ;; esac
+rmdir "$aegis"; head -c 1048577 /dev/zero | tr '\0' ' ' > "$aegis"; shipped
+case "$out" in *"ships no manifest here (larger than 1 MiB)"*) ok "a file over 1 MiB is refused, and said so" ;; *) not_ok "too large: $out" ;; esac
+rm -f "$aegis"
 
 echo "$failures failed"
 [ "$failures" = 0 ]
