@@ -388,24 +388,8 @@ int policy_db_check_property(const PolicyDb *db, const char *const *names, size_
 static int judge_interface_default(Judge *j, uint32_t index, PolicyKind kind, const char *path,
                                    const char *interface) {
         const DbRule *rule = db_find_rule(j->db, index, kind, path, interface, NULL);
-        PolicyRequirement req;
 
-        if (!rule)
-                return 0;
-        db_requirement_from_rule(j->db, rule, &req);
-        for (size_t i = 0; i < req.n_tokens; i++) {
-                const char *token = policy_requirement_token(&req, i);
-                int r = j->has_token(j->label, token, j->userdata);
-
-                if (r < 0)
-                        return r;
-                if (r == 0) {
-                        decision_set(j, POLICY_DECIDE_E_MISSING_TOKEN, req.name, token, kind,
-                                     path, interface, NULL);
-                        return POLICY_DECIDE_E_MISSING_TOKEN;
-                }
-        }
-        return 0;
+        return rule ? judge_tokens(j, rule, kind, path, interface, NULL) : 0;
 }
 
 int policy_db_check_interface(const PolicyDb *db, const char *const *names, size_t n_names,
