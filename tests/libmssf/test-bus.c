@@ -47,6 +47,8 @@ void test_bus_start(TestBus *bus, const char *daemon) {
                 _exit(127);
         }
         close(pipe_fds[1]);
+        /* Nothing read yet: an empty string, never the stack's old bytes (a stray '\n' there ended the wait early). */
+        bus->address[0] = '\0';
         while (got < sizeof(bus->address) - 1 && !strchr(bus->address, '\n')) {
                 n = read(pipe_fds[0], bus->address + got, sizeof(bus->address) - 1 - got);
                 if (n < 0 && errno == EINTR)
