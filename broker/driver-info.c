@@ -21,7 +21,6 @@
 #include "smack-oracle.h"
 #include "message.h"
 
-#define DRIVER_INTERFACE "org.freedesktop.DBus"
 #define DRIVER_PROPERTIES "org.freedesktop.DBus.Properties"
 
 static int driver_info_read_name(Message *m, const char **ret_name) {

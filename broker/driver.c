@@ -1,8 +1,10 @@
 /*
  * The bus driver, org.freedesktop.DBus: a flat table of method handlers
- * (here: Hello, names, match rules, activation, bus identity; in
- * driver-info.c: credentials, properties, introspection, monitoring),
- * plus the NameOwnerChanged/NameLost/NameAcquired signals.
+ * (here: Hello, activation, bus identity; in driver-names.c: names; in
+ * driver-match.c: match rules; in driver-info.c: credentials,
+ * properties, introspection, monitoring; driver-stats.c and
+ * driver-mssf.c: Debug.Stats and org.mssf.Broker1), plus the
+ * NameOwnerChanged/NameLost/NameAcquired signals.
  *
  * Every handler checks its arguments (the table already checked the
  * signature), and either sends its reply and returns 0, or returns a
@@ -27,13 +29,9 @@
 #include "driver-stats.h"
 #include "driver.h"
 #include "log.h"
-#include "mediate.h"
 #include "message.h"
-#include "ratelimit.h"
 #include "service-file.h"
 #include "validate.h"
-
-#define DRIVER_INTERFACE "org.freedesktop.DBus"
 
 int driver_fail(DriverError *error, int code, const char *format, ...) {
         va_list ap;
@@ -81,7 +79,7 @@ int driver_return_ack(Bus *bus, Peer *peer, Message *call) {
         return driver_return_empty(bus, peer, call);
 }
 
-static int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, const void *value) {
+int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, const void *value) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         int r = driver_return_new(call, &b);
 
@@ -285,82 +283,6 @@ static int driver_method_hello(Bus *bus, Peer *peer, Message *m, DriverError *er
         return driver_fail(error, BUS_ERROR_FAILED, "Already handled an Hello message");
 }
 
-/* Names. */
-
-static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        MediateVerdict verdict;
-        const char *name;
-        uint32_t flags, reply;
-        NameChange change;
-        int64_t max = bus->config->limits.max_names_per_connection;
-        int r;
-
-        r = message_read(m, "su", &name, &flags);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        if (!validate_bus_name(name, strlen(name)))
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Requested bus name \"%s\" is not valid", name);
-        if (name[0] == ':')
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Cannot acquire a service starting with ':' such as \"%s\"", name);
-        if (strcmp(name, BUS_DRIVER_NAME) == 0)
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Connection \"%s\" is not allowed to own the service \"%s\"because it is reserved for D-Bus' use only",
-                                   peer->unique_name, name);
-        if (mediate_own(peer, name, &verdict) != 0)
-                return driver_fail(error, verdict.error, "%s", verdict.text);
-        r = names_request(bus->names, &peer->names, name, flags, max < 0 ? SIZE_MAX : (size_t) max,
-                          &change, &reply);
-        if (r == NAMES_E_LIMIT)
-                return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                   "Connection \"%s\" is not allowed to own more services (increase limits in configuration file if required; max_names_per_connection=%lld)",
-                                   peer->unique_name, (long long) max);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_FAILED;
-        /* Queued or owner: either way its names changed for the policy checks. */
-        security_peer_names_changed(&peer->security);
-        driver_stats_update_peaks(bus);
-        /*
-         * As dbus-daemon's transaction orders them: NameOwnerChanged,
-         * NameAcquired and the calls queued for an activated name reach
-         * their recipients before the caller's reply.
-         */
-        r = bus_emit_name_change(bus, &change);
-        if (r < 0)
-                return r;
-        return driver_return_basic(bus, peer, m, 'u', &reply);
-}
-
-static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        const char *name;
-        uint32_t reply;
-        NameChange change;
-        int r;
-
-        r = message_read(m, "s", &name);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        if (!validate_bus_name(name, strlen(name)))
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Given bus name \"%s\" is not valid", name);
-        if (name[0] == ':')
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Cannot release a service starting with ':' such as \"%s\"", name);
-        if (strcmp(name, BUS_DRIVER_NAME) == 0)
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "Cannot release the service \"%s\" because it is owned by the bus", name);
-        r = names_release(bus->names, &peer->names, name, &change, &reply);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_FAILED;
-        security_peer_names_changed(&peer->security);
-        /* NameLost and NameOwnerChanged first, as from RequestName. */
-        r = bus_emit_name_change(bus, &change);
-        if (r < 0)
-                return r;
-        return driver_return_basic(bus, peer, m, 'u', &reply);
-}
-
 /* The owner of a name argument; the driver answers for itself with *ret == NULL. */
 int driver_resolve(Bus *bus, const char *name, Peer **ret) {
         if (strcmp(name, BUS_DRIVER_NAME) == 0) {
@@ -372,125 +294,6 @@ int driver_resolve(Bus *bus, const char *name, Peer **ret) {
                 return BUS_ERROR_NAME_HAS_NO_OWNER;
         *ret = bus_lookup_peer(bus, name);
         return *ret && !(*ret)->monitor ? 0 : BUS_ERROR_NAME_HAS_NO_OWNER;
-}
-
-static int driver_method_get_name_owner(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        const char *name;
-        Peer *owner;
-        int r;
-
-        r = message_read(m, "s", &name);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        r = driver_resolve(bus, name, &owner);
-        if (r != 0)
-                return driver_fail(error, r, "Could not get owner of name '%s': no such name", name);
-        return driver_return_basic(bus, peer, m, 's', owner ? owner->unique_name : BUS_DRIVER_NAME);
-}
-
-static int driver_method_name_has_owner(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        const char *name;
-        Peer *owner;
-        int r, has;
-
-        r = message_read(m, "s", &name);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        r = driver_resolve(bus, name, &owner);
-        has = r == 0;
-        return driver_return_basic(bus, peer, m, 'b', &has);
-}
-
-static int driver_append_names(Bus *bus, MessageBuilder *b) {
-        const char *name;
-        NamePeerState *owner;
-        size_t iter = 0;
-        IList *node;
-        int r;
-
-        r = message_builder_append_basic(b, 's', BUS_DRIVER_NAME);
-        for (node = bus->peers.next; r == 0 && node != &bus->peers; node = node->next) {
-                Peer *p = ILIST_ENTRY(node, Peer, link);
-
-                if (p->registered && !p->monitor)
-                        r = message_builder_append_basic(b, 's', p->unique_name);
-        }
-        while (r == 0 && names_next(bus->names, &iter, &name, &owner))
-                r = message_builder_append_basic(b, 's', name);
-        return r;
-}
-
-static int driver_method_list_names(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        int r;
-
-        r = driver_return_new(m, &b);
-        if (r == 0)
-                r = message_builder_open(b, 'a', "s");
-        if (r == 0)
-                r = driver_append_names(bus, b);
-        if (r == 0)
-                r = message_builder_close(b);
-        return r < 0 ? r : driver_send(bus, peer, m, b);
-}
-
-static int driver_method_list_activatable_names(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        const ServiceTable *table = activation_get_services(bus->activation.state);
-        const char *const *names = NULL;
-        size_t n = table ? service_table_names(table, &names) : 0;
-        int r;
-
-        /* dbus-daemon always lists itself first. */
-        r = driver_return_new(m, &b);
-        if (r == 0)
-                r = message_builder_open(b, 'a', "s");
-        if (r == 0)
-                r = message_builder_append_basic(b, 's', BUS_DRIVER_NAME);
-        for (size_t i = 0; r == 0 && i < n; i++)
-                r = message_builder_append_basic(b, 's', names[i]);
-        if (r == 0)
-                r = message_builder_close(b);
-        return r < 0 ? r : driver_send(bus, peer, m, b);
-}
-
-static int driver_append_queue(Bus *bus, MessageBuilder *b, const char *name, Peer *owner) {
-        _cleanup_free_ NamePeerState **owners = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!owner)
-                return message_builder_append_basic(b, 's', BUS_DRIVER_NAME);
-        if (name[0] == ':')
-                return message_builder_append_basic(b, 's', owner->unique_name);
-        r = names_list_queued_owners(bus->names, name, &owners, &n);
-        if (r != 0)
-                return r < 0 ? r : -ENOENT;
-        for (size_t i = 0; r == 0 && i < n; i++)
-                r = message_builder_append_basic(b, 's', owners[i]->unique_name);
-        return r;
-}
-
-static int driver_method_list_queued_owners(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        const char *name;
-        Peer *owner;
-        int r;
-
-        r = message_read(m, "s", &name);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        r = driver_resolve(bus, name, &owner);
-        if (r != 0)
-                return driver_fail(error, r, "Could not get owners of name '%s': no such name", name);
-        r = driver_return_new(m, &b);
-        if (r == 0)
-                r = message_builder_open(b, 'a', "s");
-        if (r == 0)
-                r = driver_append_queue(bus, b, name, owner);
-        if (r == 0)
-                r = message_builder_close(b);
-        return r < 0 ? r : driver_send(bus, peer, m, b);
 }
 
 /* Activation (activate.c starts and waits). */
@@ -551,125 +354,6 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
         return driver_return_ack(bus, peer, m);
 }
 
-/* Match rules. */
-
-/*
- * Whether a rule text eavesdrops: the registry has no accessor, but its
- * equality compares the eavesdrop flag, so compare it with itself minus
- * that flag. Only AddMatch/RemoveMatch pay for this, never routing.
- */
-static bool driver_rule_eavesdrops(const char *rule) {
-        _cleanup_(match_rule_freep) MatchRule *as_given = NULL, *without = NULL;
-
-        if (match_rule_parse(rule, strlen(rule), &as_given) != 0 ||
-            match_rule_parse(rule, strlen(rule), &without) != 0)
-                return true;    /* an over-count only costs time */
-        match_rule_set_eavesdrop(without, false);
-        return !match_rule_equal(as_given, without);
-}
-
-static void driver_count_eavesdrop(Bus *bus, Peer *peer, const char *rule, bool added) {
-        if (!driver_rule_eavesdrops(rule))
-                return;
-        if (added) {
-                peer->n_eavesdrop_rules++;
-                bus->n_eavesdrop_rules++;
-        } else if (peer->n_eavesdrop_rules > 0) {
-                peer->n_eavesdrop_rules--;
-                bus->n_eavesdrop_rules--;
-        }
-}
-
-/* Refused privileged calls, logged as dbus-daemon logs them, at most 20 per 10 s. */
-static void driver_log_refusal(const char *text) {
-        static RateLimit limit = RATELIMIT_INIT(10ull * 1000 * 1000, 20);
-        uint64_t held = 0;
-
-        if (!ratelimit_below(&limit, loop_now(), &held))
-                return;
-        if (held > 0)
-                log_notice("%llu more refused calls were not logged (rate limit)", (unsigned long long) held);
-        log_notice("%s", text);
-}
-
-/*
- * An eavesdropping rule sees messages addressed to others: as dbus-daemon
- * since 1.11.14, only uid 0 and the bus's own uid may add one (whatever
- * the busconfig eavesdrop rules say: they judge each copy afterwards),
- * and with Smack the label must be a monitor label of the device policy
- * (mediate_monitor()). Checked after the quota and the rule's syntax, as
- * dbus-daemon orders them; logged, as dbus-daemon logs the attempt.
- */
-static int driver_check_eavesdrop(Bus *bus, Peer *peer, const char *rule, int64_t max, DriverError *error) {
-        _cleanup_(match_rule_freep) MatchRule *parsed = NULL;
-        MediateVerdict verdict;
-
-        if (max >= 0 && peer->matches.n_rules >= (size_t) max)
-                return 0;       /* match_owner_add() refuses it: LimitsExceeded */
-        if (match_rule_parse(rule, strlen(rule), &parsed) != 0 || !driver_rule_eavesdrops(rule))
-                return 0;       /* MatchRuleInvalid, or no eavesdropping */
-        if (!peer_is_privileged(peer)) {
-                driver_fail(error, BUS_ERROR_ACCESS_DENIED,
-                            "Rejected attempt to call AddMatch by connection %s (uid=%u pid=%d) with uid %u: "
-                            "only uid 0 and the bus's own uid may add a match rule with eavesdrop='true'",
-                            peer->unique_name, (unsigned) peer->creds.uid, (int) peer->creds.pid,
-                            (unsigned) peer->creds.uid);
-                driver_log_refusal(error->text);
-                return BUS_ERROR_ACCESS_DENIED;
-        }
-        if (mediate_monitor(peer, &verdict) != 0)
-                return driver_fail(error, verdict.error, "%s", verdict.text);
-        return 0;
-}
-
-static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        int64_t max = bus->config->limits.max_match_rules_per_connection;
-        const char *rule;
-        int r;
-
-        r = message_read(m, "s", &rule);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        r = driver_check_eavesdrop(bus, peer, rule, max, error);
-        if (r != 0)
-                return r;
-        r = match_owner_add(&peer->matches, rule, strlen(rule), max < 0 ? SIZE_MAX : (size_t) max);
-        if (r == MATCH_E_INVALID)
-                return driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID, "Invalid match rule \"%s\"", rule);
-        if (r == MATCH_E_TOO_LONG)
-                return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED, "Match rule is too long");
-        if (r == MATCH_E_QUOTA)
-                return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                   "Connection \"%s\" is not allowed to add more match rules (increase limits in configuration file if required; max_match_rules_per_connection=%lld)",
-                                   peer->unique_name, (long long) max);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_FAILED;
-        driver_count_eavesdrop(bus, peer, rule, true);
-        driver_stats_update_peaks(bus);
-        return driver_return_ack(bus, peer, m);
-}
-
-static int driver_method_remove_match(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        const char *rule;
-        int r;
-
-        r = message_read(m, "s", &rule);
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
-        r = match_owner_remove(&peer->matches, rule, strlen(rule));
-        if (r == MATCH_E_INVALID || r == MATCH_E_TOO_LONG)
-                return driver_fail(error, BUS_ERROR_MATCH_RULE_INVALID, "Invalid match rule \"%s\"", rule);
-        if (r == MATCH_E_NOT_FOUND)
-                return driver_fail(error, BUS_ERROR_MATCH_RULE_NOT_FOUND,
-                                   "The given match rule wasn't found and can't be removed");
-        if (r != 0)
-                return r < 0 ? r : BUS_ERROR_FAILED;
-        driver_count_eavesdrop(bus, peer, rule, false);
-        return driver_return_ack(bus, peer, m);
-}
-
-/* The bus itself. */
-
 static int driver_method_get_id(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         return driver_return_basic(bus, peer, m, 's', bus->guid);
 }
@@ -692,18 +376,9 @@ static int driver_method_get_machine_id(Bus *bus, Peer *peer, Message *m, Driver
 
 static const DriverMethod driver_methods[] = {
         { DRIVER_INTERFACE, "Hello", "", driver_method_hello },
-        { DRIVER_INTERFACE, "RequestName", "su", driver_method_request_name },
-        { DRIVER_INTERFACE, "ReleaseName", "s", driver_method_release_name },
         { DRIVER_INTERFACE, "StartServiceByName", "su", driver_method_start_service_by_name },
         { DRIVER_INTERFACE, "UpdateActivationEnvironment", "a{ss}",
           driver_method_update_activation_environment, true },
-        { DRIVER_INTERFACE, "NameHasOwner", "s", driver_method_name_has_owner },
-        { DRIVER_INTERFACE, "ListNames", "", driver_method_list_names },
-        { DRIVER_INTERFACE, "ListActivatableNames", "", driver_method_list_activatable_names },
-        { DRIVER_INTERFACE, "AddMatch", "s", driver_method_add_match },
-        { DRIVER_INTERFACE, "RemoveMatch", "s", driver_method_remove_match },
-        { DRIVER_INTERFACE, "GetNameOwner", "s", driver_method_get_name_owner },
-        { DRIVER_INTERFACE, "ListQueuedOwners", "s", driver_method_list_queued_owners },
         { DRIVER_INTERFACE, "ReloadConfig", "", driver_method_reload_config },
         { DRIVER_INTERFACE, "GetId", "", driver_method_get_id },
         { "org.freedesktop.DBus.Peer", "Ping", "", driver_method_ping },
@@ -742,6 +417,12 @@ static const DriverMethod *driver_find(const char *interface, const char *member
         *found_interface = false;
         method = driver_find_in(driver_methods, ELEMENTSOF(driver_methods), interface, member, canonical,
                                 found_interface);
+        if (!method)
+                method = driver_find_in(driver_names_methods, driver_n_names_methods, interface,
+                                        member, canonical, found_interface);
+        if (!method)
+                method = driver_find_in(driver_match_methods, driver_n_match_methods, interface,
+                                        member, canonical, found_interface);
         if (!method)
                 method = driver_find_in(driver_info_methods, driver_n_info_methods, interface,
                                         member, canonical, found_interface);

@@ -8,6 +8,9 @@ typedef struct Message Message;
 typedef struct Peer Peer;
 typedef struct MessageBuilder MessageBuilder;
 
+/* The driver's own interface (its name is BUS_DRIVER_NAME, bus.h). */
+#define DRIVER_INTERFACE "org.freedesktop.DBus"
+
 /* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
 int driver_hello(Bus *bus, Peer *peer, Message *m);
 
@@ -48,12 +51,20 @@ int driver_send(Bus *bus, Peer *peer, Message *call, MessageBuilder *b);
 int driver_return_empty(Bus *bus, Peer *peer, Message *call);
 /* The same, unless the call has NO_REPLY_EXPECTED (dbus-daemon's "ack" replies). */
 int driver_return_ack(Bus *bus, Peer *peer, Message *call);
+/* A method return whose body is one value of a basic type. */
+int driver_return_basic(Bus *bus, Peer *peer, Message *call, char type, const void *value);
 /* One "{sv}" dict entry (key, a basic value in a variant) of an a{sv} being built. */
 int driver_append_entry(MessageBuilder *b, const char *key, char type, const void *value);
 
 /* A name argument to its owner (*ret NULL: the driver); BUS_ERROR_* when none. */
 int driver_resolve(Bus *bus, const char *name, Peer **ret);
 
+/* driver-names.c: RequestName, ReleaseName, GetNameOwner and the name lists. */
+extern const DriverMethod driver_names_methods[];
+extern const unsigned driver_n_names_methods;
+/* driver-match.c: AddMatch and RemoveMatch. */
+extern const DriverMethod driver_match_methods[];
+extern const unsigned driver_n_match_methods;
 /* driver-info.c: credentials, properties, introspection, monitoring. */
 extern const DriverMethod driver_info_methods[];
 extern const unsigned driver_n_info_methods;

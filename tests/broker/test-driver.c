@@ -1,4 +1,7 @@
-/* Unit tests for the bus driver (broker/driver.c, driver-info.c) on an in-process bus. */
+/*
+ * Unit tests for the bus driver (broker/driver.c, driver-names.c,
+ * driver-match.c, driver-info.c) on an in-process bus.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
