@@ -3,7 +3,8 @@
 # (0, 1, 77 and others), output and arguments pass through intact, the
 # output says which kernel ran and what the self-check saw, a guest whose
 # self-check fails runs nothing and fails, a hung guest is killed after
-# --timeout with nothing left running, and a missing kernel is a SKIP.
+# --timeout with nothing left running, and a missing kernel is a SKIP;
+# uml-kernel says why a kernel that does not boot was not chosen.
 # Run by meson with: test-harness.sh UML_RUN
 set -u
 uml_run=$1
@@ -78,6 +79,26 @@ LINUX_UML=/nonexistent/linux.uml "$uml_run" "$work/pass" > /dev/null 2>&1
 check "no kernel is a skip" 77 $?
 "$uml_run" > /dev/null 2>&1
 check "no script is a usage error" 2 $?
+
+# uml-kernel says why a candidate was not chosen: a kernel that does not
+# boot, or one slower than the probe's timeout, has not lost registers.
+# Stand-ins for the kernels, a cache of this run's own, and a mirror that
+# cannot be reached, so no newer kernel is fetched either.
+uml_kernel=$(dirname "$uml_run")/uml-kernel
+script no-boot 'echo "no such kernel here"; exit 1'
+script slow-boot '[ "$1" = --version ] && { echo "slow-boot 0.1"; exit 0; }; exec sleep 60'
+out=$(UML_CACHE=$work/cache-a LINUX_UML=$work/no-boot UML_DEBIAN_MIRROR=http://127.0.0.1:9/debian \
+      "$uml_kernel" 2>&1)
+check "a kernel that does not boot is not chosen" 1 $?
+check "it did not boot, it says" 1 "$(echo "$out" | grep -c "^uml-kernel: .*no-boot) did not boot to its self-check")"
+check "not that it lost registers" 0 "$(echo "$out" | grep -c 'loses registers')"
+out=$(TMPDIR=$work UML_CACHE=$work/cache-b LINUX_UML=$work/slow-boot UML_PROBE_TIMEOUT=2 \
+      UML_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$uml_kernel" 2>&1)
+check "a kernel slower than UML_PROBE_TIMEOUT is not chosen" 1 $?
+check "it says so" 1 "$(echo "$out" | grep -c "slow-boot 0.1 (.*/slow-boot) did not finish its self-check within 2 s (UML_PROBE_TIMEOUT)")"
+check "nothing is cached" no "$([ -e "$work/cache-b/choice" ] && echo yes || echo no)"
+UML_PROBE_TIMEOUT=soon "$uml_kernel" > /dev/null 2>&1
+check "a bad UML_PROBE_TIMEOUT is a usage error" 2 $?
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
