@@ -151,7 +151,7 @@ app_bg() {
 # inroot CMD...: run in the device's Debian root, as apt and dpkg run there.
 inroot() {
         chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
-                DEBIAN_FRONTEND=noninteractive ${GLIBC_TUNABLES:+GLIBC_TUNABLES=$GLIBC_TUNABLES} "$@"
+                DEBIAN_FRONTEND=noninteractive "$@"
 }
 
 # The root's own mssf-policy, from its package.

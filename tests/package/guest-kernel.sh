@@ -64,8 +64,7 @@ check "the binary runs with its package's label" mssf-test-app \
 
 # The bus, labelled System as in tests/e2e, from the root's mssf-broker package.
 (echo System >/proc/self/attr/current && exec chroot "$root" /usr/bin/env -i \
-    PATH=/usr/bin:/bin ${GLIBC_TUNABLES:+GLIBC_TUNABLES=$GLIBC_TUNABLES} \
-    mssf-broker --system --nofork --nopidfile --nosyslog) >"$work/bus.log" 2>&1 &
+    PATH=/usr/bin:/bin mssf-broker --system --nofork --nopidfile --nosyslog) >"$work/bus.log" 2>&1 &
 bus_pid=$!
 i=0
 while [ ! -S "$root/run/dbus/system_bus_socket" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done

@@ -40,8 +40,7 @@ check_no_grep() {
 # Run in the root as root, with the environment apt and dpkg get on a device.
 inroot() {
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
-        DEBIAN_FRONTEND=noninteractive ${MSSF_SMACKFS:+MSSF_SMACKFS=$MSSF_SMACKFS} \
-        ${GLIBC_TUNABLES:+GLIBC_TUNABLES=$GLIBC_TUNABLES} "$@"
+        DEBIAN_FRONTEND=noninteractive ${MSSF_SMACKFS:+MSSF_SMACKFS=$MSSF_SMACKFS} "$@"
 }
 
 # apt-get in the root: quiet progress, every message kept in $work/apt.log.
