@@ -2,13 +2,18 @@
  * The tree scaffold builds (scaffold.h), and the D-Bus type signature
  * check the introspection parser applies to every type it reads.
  *
- * An object the data names but describes no interface of (a path prefix
- * such as "/" or "/org", which GDBus and libdbus answer Introspect on
- * without listing Introspectable) still answers Introspect: the walk
- * itself relies on it. scaffold_tree_complete() gives such an object
- * that one method, so that the manifest declares it (open) and a client
- * can walk the tree under the bus's mediation, and check reports it when
- * a manifest leaves it out.
+ * Every object answers org.freedesktop.DBus.Introspectable.Introspect
+ * and org.freedesktop.DBus.Peer's Ping and GetMachineId: GDBus, libdbus
+ * and sd-bus answer them themselves, whether or not the introspection
+ * data lists them (GDBus and libdbus leave Introspectable out on a path
+ * prefix such as "/" or "/org"; an interface file or a hand-written
+ * document usually lists neither). scaffold_tree_complete() gives every
+ * object both, with those members, where the data leaves them out, so
+ * that the manifest declares them (open) and a client can walk the tree
+ * and ping the service under the bus's mediation, which refuses what a
+ * manifest does not declare; check then reports an object whose
+ * manifest leaves Introspect out. What the data lists of them is kept:
+ * nothing is listed twice.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,30 +131,78 @@ const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *pat
         return NULL;
 }
 
-int scaffold_tree_complete(ScaffoldTree *tree) {
-        for (size_t i = 0; i < tree->n_nodes; i++) {
-                ScaffoldNode *node = tree->nodes[i];
-                ScaffoldInterface *iface;
-                ScaffoldMember *introspect;
+int scaffold_push(void *array, size_t *n, void *item) {
+        void ***slots = array;
+        void **grown = realloc(*slots, (*n + 1) * sizeof(void *));
 
-                if (node->n_interfaces > 0)
-                        continue;
-                node->interfaces = calloc(1, sizeof(node->interfaces[0]));
-                iface = calloc(1, sizeof(*iface));
-                introspect = calloc(1, sizeof(*introspect));
-                if (iface)
-                        iface->members = calloc(1, sizeof(iface->members[0]));
-                if (!node->interfaces || !iface || !iface->members || !introspect ||
-                    !(iface->name = strdup("org.freedesktop.DBus.Introspectable")) ||
-                    !(iface->file = strdup("(implied: an object answers Introspect)")) ||
-                    !(introspect->name = strdup("Introspect"))) {
-                        scaffold_member_free(introspect);
-                        scaffold_interface_free(iface);
-                        return -ENOMEM;
-                }
-                introspect->kind = SCAFFOLD_METHOD;
-                iface->members[iface->n_members++] = introspect;
-                node->interfaces[node->n_interfaces++] = iface;
+        if (!grown)
+                return -ENOMEM;
+        grown[(*n)++] = item;
+        *slots = grown;
+        return 0;
+}
+
+/* What every object answers, and why the tree has it when the data does not say. */
+static const struct {
+        const char *interface;
+        const char *members[2];
+        const char *implied;
+} standard_interfaces[] = {
+        { "org.freedesktop.DBus.Introspectable", { "Introspect", NULL },
+          "(implied: every object answers Introspect)" },
+        { "org.freedesktop.DBus.Peer", { "Ping", "GetMachineId" },
+          "(implied: every object answers Ping and GetMachineId)" },
+};
+
+/* iface's method name, appended unless iface lists it already. */
+static int complete_method(ScaffoldInterface *iface, const char *name) {
+        ScaffoldMember *method;
+
+        for (size_t i = 0; i < iface->n_members; i++)
+                if (iface->members[i]->kind == SCAFFOLD_METHOD && strcmp(iface->members[i]->name, name) == 0)
+                        return 0;
+        method = calloc(1, sizeof(*method));
+        if (!method || !(method->name = strdup(name)) ||
+            scaffold_push(&iface->members, &iface->n_members, method) < 0) {
+                scaffold_member_free(method);
+                return -ENOMEM;
         }
+        method->kind = SCAFFOLD_METHOD;
+        return 0;
+}
+
+/* node's interface name, appended (empty, its file the reason) unless node lists it already. */
+static int complete_interface(ScaffoldNode *node, const char *name, const char *implied,
+                              ScaffoldInterface **ret) {
+        ScaffoldInterface *iface;
+
+        for (size_t i = 0; i < node->n_interfaces; i++)
+                if (strcmp(node->interfaces[i]->name, name) == 0) {
+                        *ret = node->interfaces[i];
+                        return 0;
+                }
+        iface = calloc(1, sizeof(*iface));
+        if (!iface || !(iface->name = strdup(name)) || !(iface->file = strdup(implied)) ||
+            scaffold_push(&node->interfaces, &node->n_interfaces, iface) < 0) {
+                scaffold_interface_free(iface);
+                return -ENOMEM;
+        }
+        *ret = iface;
+        return 0;
+}
+
+int scaffold_tree_complete(ScaffoldTree *tree) {
+        for (size_t i = 0; i < tree->n_nodes; i++)
+                for (size_t j = 0; j < ELEMENTSOF(standard_interfaces); j++) {
+                        ScaffoldInterface *iface = NULL;
+                        int r = complete_interface(tree->nodes[i], standard_interfaces[j].interface,
+                                                   standard_interfaces[j].implied, &iface);
+
+                        for (size_t k = 0; r == 0 && k < ELEMENTSOF(standard_interfaces[j].members); k++)
+                                if (standard_interfaces[j].members[k])
+                                        r = complete_method(iface, standard_interfaces[j].members[k]);
+                        if (r < 0)
+                                return r;
+                }
         return 0;
 }

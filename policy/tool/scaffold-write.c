@@ -1,18 +1,26 @@
 /*
  * The manifest mssf-policy scaffold writes: one <dbus> declaration of the
  * service's name with every object (sorted by path), interface and
- * member the introspection data lists, in the service's order.
+ * member of the completed tree (scaffold_tree_complete()), in the
+ * service's order.
  *
  * The defaults are the safe ones, to be edited: each interface needs the
  * token given (an interface-level com.maemo.Aegis annotation, which also
  * covers members a later version adds), except
  * org.freedesktop.DBus.Introspectable and org.freedesktop.DBus.Peer,
  * which are open (value=""), so that clients can still find the
- * service's objects and ping it. Properties (org.freedesktop.DBus.
- * Properties) keeps the token too: the bus judges Get and Set by the
- * property they name as well, so opening it leaves every listed property
- * guarded by its own interface. Every name written was validated by the
- * parser; the writer escapes them all the same.
+ * service's objects and ping it. The completed tree has both on every
+ * object, whether the introspection data listed them or not (an
+ * interface file seldom does): under a declared name the bus refuses a
+ * method no annotation covers, Introspect included. The bus answers
+ * Peer's Ping and GetMachineId whatever a manifest says; declaring Peer
+ * open says so to the reader, and covers any other member the data
+ * lists under Peer, which the bus judges like any other method.
+ * Properties (org.freedesktop.DBus.Properties) keeps the token too: the
+ * bus judges Get and Set by the property they name as well, so opening
+ * it leaves every listed property guarded by its own interface. Every
+ * name written was validated by the parser; the writer escapes them all
+ * the same.
  */
 #include <errno.h>
 #include <string.h>
@@ -101,7 +109,7 @@ int scaffold_write_manifest(const ScaffoldTree *tree, const ScaffoldManifest *ma
                 const ScaffoldNode *node = tree->nodes[i];
 
                 if (node->n_interfaces == 0)
-                        continue;       /* nothing there to call */
+                        continue;       /* an incomplete tree: nothing there to call */
                 put_element(out, 6, "node", false, (const char *const[]) { "name", node->path, NULL });
                 for (size_t j = 0; j < node->n_interfaces; j++)
                         put_interface(out, node->interfaces[j], manifest->token);

@@ -113,18 +113,6 @@ static void xml_fail(XmlParser *p, int r) {
         XML_StopParser(p->xml, XML_FALSE);
 }
 
-/* Grows *array (of pointers) by one slot for item. */
-static int push(void *array, size_t *n, void *item) {
-        void ***slots = array;
-        void **grown = realloc(*slots, (*n + 1) * sizeof(void *));
-
-        if (!grown)
-                return -ENOMEM;
-        grown[(*n)++] = item;
-        *slots = grown;
-        return 0;
-}
-
 /* values[i] for xml_attrs[kind][i]; false (error reported) for an attribute it does not take. */
 static bool xml_collect(XmlParser *p, XmlKind kind, const XML_Char **attrs, const char **values) {
         for (size_t i = 0; attrs[i]; i += 2) {
@@ -172,7 +160,8 @@ static ScaffoldNode *xml_node(XmlParser *p, const char *path) {
                 return NULL;
         }
         node = calloc(1, sizeof(*node));
-        if (!node || !(node->path = strdup(path)) || push(&p->tree->nodes, &p->tree->n_nodes, node) < 0) {
+        if (!node || !(node->path = strdup(path)) ||
+            scaffold_push(&p->tree->nodes, &p->tree->n_nodes, node) < 0) {
                 if (node)
                         free(node->path);
                 free(node);
@@ -251,7 +240,7 @@ static bool xml_child(XmlParser *p, const XmlFrame *parent, const char *name, Xm
                                 xml_error(p, "child node '%s' is listed twice", name);
                                 return false;
                         }
-                if (push(&p->children, &p->n_children, path) < 0) {
+                if (scaffold_push(&p->children, &p->n_children, path) < 0) {
                         xml_fail(p, -ENOMEM);
                         return false;
                 }
@@ -280,7 +269,7 @@ static bool xml_interface(XmlParser *p, const XmlFrame *parent, const char *name
                 }
         iface = calloc(1, sizeof(*iface));
         if (!iface || !(iface->name = strdup(name)) || !(iface->file = strdup(p->file)) ||
-            push(&node->interfaces, &node->n_interfaces, iface) < 0) {
+            scaffold_push(&node->interfaces, &node->n_interfaces, iface) < 0) {
                 if (iface)
                         scaffold_interface_free(iface);
                 xml_fail(p, -ENOMEM);
@@ -316,7 +305,7 @@ static bool xml_member(XmlParser *p, const XmlFrame *parent, ScaffoldMemberKind 
         m = calloc(1, sizeof(*m));
         if (!m || !(m->name = strdup(v[0])) ||
             (kind == SCAFFOLD_PROPERTY && (!(m->type = strdup(v[1])) || !(m->access = strdup(v[2])))) ||
-            push(&iface->members, &iface->n_members, m) < 0) {
+            scaffold_push(&iface->members, &iface->n_members, m) < 0) {
                 if (m)
                         scaffold_member_free(m);
                 xml_fail(p, -ENOMEM);

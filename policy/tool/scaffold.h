@@ -63,8 +63,15 @@ typedef struct ScaffoldTree {
 int scaffold_tree_new(ScaffoldTree **ret);
 ScaffoldTree *scaffold_tree_free(ScaffoldTree *tree);
 void scaffold_tree_sort(ScaffoldTree *tree);
-/* Every object without an interface gets org.freedesktop.DBus.Introspectable.Introspect (it answers it). */
+/*
+ * Every object gets org.freedesktop.DBus.Introspectable (Introspect) and
+ * org.freedesktop.DBus.Peer (Ping, GetMachineId), which it answers
+ * whatever its data lists: each interface and method the data leaves
+ * out is appended, nothing the data lists is repeated or dropped.
+ */
 int scaffold_tree_complete(ScaffoldTree *tree);
+/* Grows *array (an array of pointers, n long) by one slot for item; -ENOMEM leaves it as it was. */
+int scaffold_push(void *array, size_t *n, void *item);
 const ScaffoldNode *scaffold_tree_find(const ScaffoldTree *tree, const char *path);
 ScaffoldInterface *scaffold_interface_free(ScaffoldInterface *iface);
 ScaffoldMember *scaffold_member_free(ScaffoldMember *member);

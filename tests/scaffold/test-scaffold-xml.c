@@ -120,34 +120,207 @@ static void test_merge_and_duplicates(void **state) {
         free(line);
 }
 
-/* An object with no interface of its own (a path prefix) answers Introspect: completed with it, alone. */
+/* The interface named name at node, which must be there exactly once. */
+static const ScaffoldInterface *find_interface_once(const ScaffoldNode *node, const char *name) {
+        const ScaffoldInterface *found = NULL;
+
+        for (size_t i = 0; i < node->n_interfaces; i++)
+                if (strcmp(node->interfaces[i]->name, name) == 0) {
+                        if (found)
+                                fail_msg("%s at %s is there twice", name, node->path);
+                        found = node->interfaces[i];
+                }
+        if (!found)
+                fail_msg("no %s at %s", name, node->path);
+        return found;
+}
+
+/* The member names of iface, in order, separated by spaces. */
+static void assert_members(const ScaffoldInterface *iface, const char *expected) {
+        char names[256] = "";
+
+        for (size_t i = 0; i < iface->n_members; i++) {
+                assert_int_equal(iface->members[i]->kind, SCAFFOLD_METHOD);
+                strcat(names, i ? " " : "");
+                strcat(names, iface->members[i]->name);
+        }
+        assert_string_equal(names, expected);
+}
+
+/*
+ * Every object answers Introspect and Peer's Ping and GetMachineId (the
+ * D-Bus libraries do): completed with both interfaces, after its own,
+ * whether its data lists them or not, and never twice.
+ */
 static void test_complete(void **state) {
         _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
-        const ScaffoldInterface *iface;
 
         assert_int_equal(diagnostics_new(&diag), 0);
         assert_int_equal(scaffold_tree_new(&tree), 0);
         assert_int_equal(parse(tree, "<node name=\"/\"><node name=\"org\"/>"
                                      "<node name=\"org/x\"><interface name=\"a.B\"><method name=\"M\"/></interface></node>"
+                                     "<node name=\"org/y\"><interface name=\"org.freedesktop.DBus.Peer\">"
+                                     "<method name=\"Ping\"/><method name=\"Extra\"/></interface>"
+                                     "<interface name=\"org.freedesktop.DBus.Introspectable\">"
+                                     "<method name=\"Introspect\"/></interface>"
+                                     "<interface name=\"a.B\"/></node>"
                                      "</node>", NULL, diag), 0);
+        for (int round = 0; round < 2; round++) {
+                /* Completing twice changes nothing. */
+                assert_int_equal(scaffold_tree_complete(tree), 0);
+                scaffold_tree_sort(tree);
+                assert_int_equal(tree->n_nodes, 4);
+                for (size_t i = 0; i < 2; i++) {
+                        /* A path prefix: the two alone. */
+                        assert_int_equal(tree->nodes[i]->n_interfaces, 2);
+                        assert_string_equal(tree->nodes[i]->interfaces[0]->name,
+                                            "org.freedesktop.DBus.Introspectable");
+                        assert_members(tree->nodes[i]->interfaces[0], "Introspect");
+                        assert_string_equal(tree->nodes[i]->interfaces[1]->name, "org.freedesktop.DBus.Peer");
+                        assert_members(tree->nodes[i]->interfaces[1], "Ping GetMachineId");
+                }
+                /* An object with interfaces of its own, but neither of the two: both after its own. */
+                assert_string_equal(tree->nodes[2]->path, "/org/x");
+                assert_int_equal(tree->nodes[2]->n_interfaces, 3);
+                assert_string_equal(tree->nodes[2]->interfaces[0]->name, "a.B");
+                assert_members(tree->nodes[2]->interfaces[0], "M");
+                assert_string_equal(tree->nodes[2]->interfaces[1]->name, "org.freedesktop.DBus.Introspectable");
+                assert_members(tree->nodes[2]->interfaces[1], "Introspect");
+                assert_string_equal(tree->nodes[2]->interfaces[2]->name, "org.freedesktop.DBus.Peer");
+                assert_members(tree->nodes[2]->interfaces[2], "Ping GetMachineId");
+                /* Listed by the data: kept in its order, with its members, and what it leaves out added. */
+                assert_string_equal(tree->nodes[3]->path, "/org/y");
+                assert_int_equal(tree->nodes[3]->n_interfaces, 3);
+                assert_string_equal(tree->nodes[3]->interfaces[0]->name, "org.freedesktop.DBus.Peer");
+                assert_members(find_interface_once(tree->nodes[3], "org.freedesktop.DBus.Peer"),
+                               "Ping Extra GetMachineId");
+                assert_members(find_interface_once(tree->nodes[3], "org.freedesktop.DBus.Introspectable"),
+                               "Introspect");
+                assert_string_equal(tree->nodes[3]->interfaces[2]->name, "a.B");
+        }
+}
+
+/* tree (completed and sorted) parsed from text, written by scaffold, and the manifest parsed back. */
+static void scaffold_round_trip(const char *text, ScaffoldTree **ret_tree, Package **ret_package) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        ScaffoldManifest manifest = { .name = "org.example.Svc", .token = "Tok", .provide_token = true };
+        char *written = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&written, &size);
+
+        assert_non_null(out);
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(scaffold_tree_new(&tree), 0);
+        assert_int_equal(parse(tree, text, NULL, diag), 0);
         assert_int_equal(scaffold_tree_complete(tree), 0);
         scaffold_tree_sort(tree);
-        assert_int_equal(tree->n_nodes, 3);
-        for (size_t i = 0; i < 2; i++) {
-                assert_int_equal(tree->nodes[i]->n_interfaces, 1);
-                iface = tree->nodes[i]->interfaces[0];
-                assert_string_equal(iface->name, "org.freedesktop.DBus.Introspectable");
-                assert_int_equal(iface->n_members, 1);
-                assert_int_equal(iface->members[0]->kind, SCAFFOLD_METHOD);
-                assert_string_equal(iface->members[0]->name, "Introspect");
+        assert_int_equal(scaffold_write_manifest(tree, &manifest, out), 0);
+        assert_int_equal(fclose(out), 0);
+        assert_int_equal(manifest_parse_buffer(written, size, "svc.xml", "svc", NULL, diag, ret_package), 0);
+        assert_int_equal(diag->n_errors, 0);
+        free(written);
+        *ret_tree = TAKE_PTR(tree);
+}
+
+/* What check writes about tree under package's org.example.Svc, and how many it counts uncovered. */
+static size_t coverage(const ScaffoldTree *tree, const Package *package, char **ret_text) {
+        size_t uncovered = SIZE_MAX, size = 0;
+        FILE *out = open_memstream(ret_text, &size);
+
+        assert_non_null(out);
+        assert_int_equal(scaffold_check_coverage(tree, package, "org.example.Svc", out, &uncovered), 0);
+        assert_int_equal(fclose(out), 0);
+        return uncovered;
+}
+
+static const Interface *model_interface(const Node *node, const char *name) {
+        const Interface *found = NULL;
+
+        for (size_t i = 0; i < node->n_interfaces; i++)
+                if (strcmp(node->interfaces[i]->name, name) == 0) {
+                        if (found)
+                                fail_msg("%s at %s is declared twice", name, node->path);
+                        found = node->interfaces[i];
+                }
+        if (!found)
+                fail_msg("%s at %s is not declared", name, node->path);
+        return found;
+}
+
+/*
+ * Data that lists neither Introspectable nor Peer (an interface file, a
+ * hand-written document): the manifest scaffold writes opens both on
+ * every object, and check finds it covers the same data.
+ */
+static void test_scaffold_opens_standard_interfaces(void **state) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(package_freep) Package *package = NULL;
+        _cleanup_free_ char *report = NULL;
+        const DbusName *name;
+
+        scaffold_round_trip("<node name=\"/org/example\">"
+                            "<interface name=\"org.example.Svc\"><method name=\"Do\"/><signal name=\"Done\"/>"
+                            "<property name=\"Level\" type=\"u\" access=\"read\"/></interface>"
+                            "<node name=\"a\"><interface name=\"org.example.Svc.Item\"><method name=\"Get\"/>"
+                            "</interface></node>"
+                            "<node name=\"a/b\"/>"
+                            "</node>", &tree, &package);
+        assert_int_equal(package->n_names, 1);
+        name = package->names[0];
+        assert_int_equal(name->n_nodes, 3);
+        for (size_t i = 0; i < name->n_nodes; i++) {
+                const Node *node = name->nodes[i];
+                const Interface *introspectable = model_interface(node, "org.freedesktop.DBus.Introspectable");
+                const Interface *peer = model_interface(node, "org.freedesktop.DBus.Peer");
+
+                assert_int_equal(introspectable->default_require.kind, REQUIREMENT_OPEN);
+                assert_int_equal(introspectable->n_members, 1);
+                assert_string_equal(introspectable->members[0]->name, "Introspect");
+                assert_int_equal(peer->default_require.kind, REQUIREMENT_OPEN);
+                assert_int_equal(peer->n_members, 2);
+                assert_string_equal(peer->members[0]->name, "Ping");
+                assert_string_equal(peer->members[1]->name, "GetMachineId");
         }
-        /* An object with interfaces is left as its data describes it. */
-        assert_string_equal(tree->nodes[2]->path, "/org/x");
-        assert_int_equal(tree->nodes[2]->n_interfaces, 1);
-        assert_string_equal(tree->nodes[2]->interfaces[0]->name, "a.B");
+        assert_int_equal(model_interface(name->nodes[0], "org.example.Svc")->default_require.kind,
+                         REQUIREMENT_TOKEN);
+        assert_int_equal(coverage(tree, package, &report), 0);
+        assert_string_equal(report, "");
+}
+
+/* A manifest that declares org.example.Svc at /x: a.B (M listed), open, nothing else. */
+static void parse_svc_manifest(Package **ret) {
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        static const char manifest[] =
+                "<aegis><provide><dbus name=\"org.example.Svc\" own=\"SELF\" bus=\"system\">"
+                "<node name=\"/x\"><interface name=\"a.B\"><annotation name=\"com.maemo.Aegis\" value=\"\"/>"
+                "<method name=\"M\"/></interface></node>"
+                "</dbus></provide></aegis>";
+
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(manifest_parse_buffer(manifest, strlen(manifest), "svc.xml", "svc", NULL, diag, ret), 0);
+}
+
+/*
+ * check judges as the bus does: a manifest that leaves Introspectable
+ * out at an object leaves Introspect refused there (uncovered), whether
+ * the data lists it or not; Peer's Ping and GetMachineId, which the bus
+ * lets through whatever a manifest says, are not reported.
+ */
+static void test_check_introspect_missing(void **state) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(package_freep) Package *package = NULL;
+        _cleanup_free_ char *report = NULL;
+
+        parse_svc_manifest(&package);
+        assert_int_equal(scaffold_tree_new(&tree), 0);
+        assert_int_equal(parse(tree, "<node name=\"/x\"><interface name=\"a.B\"><method name=\"M\"/></interface>"
+                                     "</node>", NULL, NULL), 0);
         assert_int_equal(scaffold_tree_complete(tree), 0);
-        assert_int_equal(tree->nodes[0]->n_interfaces, 1);
+        assert_int_equal(coverage(tree, package, &report), 1);
+        assert_string_equal(report, "uncovered: method /x org.freedesktop.DBus.Introspectable.Introspect: "
+                                    "no annotation covers it, so the bus refuses it to every caller\n");
 }
 
 typedef struct Refusal {
@@ -308,6 +481,8 @@ int main(void) {
                 cmocka_unit_test(test_reply_children),
                 cmocka_unit_test(test_merge_and_duplicates),
                 cmocka_unit_test(test_complete),
+                cmocka_unit_test(test_scaffold_opens_standard_interfaces),
+                cmocka_unit_test(test_check_introspect_missing),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_plain_entities),
                 cmocka_unit_test(test_bounds),

@@ -3,15 +3,22 @@
 # round trip: data/ holds what systemd-hostnamed, upowerd and polkitd
 # answered to Introspect, object by object (busctl, see services.sh), and
 # Debian's interface files in /usr/share/dbus-1/interfaces are used too
-# when they name their object. For each:
+# when they name their object. Data that lists neither Introspectable nor
+# Peer (upower's captured replies without them, a hand-written file)
+# goes the same way. For each:
 #  - scaffold --xml writes a manifest listing every object, interface and
-#    member (counted against the input), Introspectable and Peer open,
-#    the token every other interface's default;
+#    member of the input (counted against it), the token every
+#    interface's default, and on every object Introspectable
+#    (Introspect) and Peer (Ping, GetMachineId) once each, open, whether
+#    the input lists them or not;
 #  - mssf-policy check accepts it; check --xml finds it complete;
 #  - with an interface taken out, check lists its members as uncovered
-#    (exit 6); with a member taken out, a note (exit 0);
+#    (exit 6); with a member taken out, a note (exit 0); with
+#    Introspectable taken out, Introspect uncovered at every object
+#    (exit 6); with Peer taken out, still complete (the bus answers Ping
+#    and GetMachineId whatever a manifest says);
 #  - it installs and compiles into a scratch root, and explain answers as
-#    the bus would: the token needed, Introspect open.
+#    the bus would: the token needed, Introspect and Ping open.
 # Plus the refusals of the command line.
 #   test-scaffold.sh MSSF_POLICY SOURCE_DIR
 set -u
@@ -34,6 +41,38 @@ count() {
     cat "$@" | grep -oE "$ere" | wc -l
 }
 
+# drop_interface NAME FILE: FILE without the interface NAME (every element of it).
+drop_interface() {
+    awk -v g="$1" '$0 ~ "<interface name=\"" g "\"/>" { next }
+                   $0 ~ "<interface name=\"" g "\">" { skip = 1 } !skip { print }
+                   skip && /<\/interface>/ { skip = 0 }' "$2"
+}
+
+# without_standard FILES...: the files without Introspectable and Peer.
+without_standard() {
+    for f in "$@"; do
+        drop_interface org.freedesktop.DBus.Introspectable "$f" | drop_interface org.freedesktop.DBus.Peer -
+    done
+}
+
+# standard_missing MANIFEST: one line for each object that does not declare
+# Introspectable (Introspect) and Peer (Ping, GetMachineId) exactly once,
+# open; nothing when every object does.
+standard_missing() {
+    awk '/<node name=/ { match($0, /name="[^"]*"/); path = substr($0, RSTART + 6, RLENGTH - 7)
+                         n_i = n_p = open_i = open_p = introspect = ping = machine = 0; iface = "" }
+         /<interface name="org\.freedesktop\.DBus\.Introspectable">/ { iface = "i"; n_i++ }
+         /<interface name="org\.freedesktop\.DBus\.Peer">/ { iface = "p"; n_p++ }
+         /<\/interface>/ { iface = "" }
+         iface == "i" && /<annotation name="com\.maemo\.Aegis" value=""\/>/ { open_i++ }
+         iface == "p" && /<annotation name="com\.maemo\.Aegis" value=""\/>/ { open_p++ }
+         iface == "i" && /<method name="Introspect"\/>/ { introspect++ }
+         iface == "p" && /<method name="Ping"\/>/ { ping++ }
+         iface == "p" && /<method name="GetMachineId"\/>/ { machine++ }
+         /<\/node>/ { s = n_i " " open_i " " introspect " " n_p " " open_p " " ping " " machine
+                      if (s != "1 1 1 1 1 1 1") print path ": " s }' "$1"
+}
+
 # roundtrip LABEL BUSNAME TOKEN GUARDED-INTERFACE GUARDED-METHOD FILES...
 roundtrip() {
     label=$1 name=$2 token=$3 guarded=$4 method=$5
@@ -42,19 +81,15 @@ roundtrip() {
     out=$("$tool" scaffold --name "$name" --token "$token" $(for f in "$@"; do printf -- '--xml %s ' "$f"; done) \
           2>&1 > "$m")
     check "$label: scaffold exits 0" "0:" "$?:$(printf '%s' "$out" | grep -c error: | sed 's/^0$//')"
-    # An object with no interface of its own (GDBus's "/", "/org") answers Introspect: declared, open.
-    implied=$(grep -L '<interface name=' "$@" | wc -l)
-    check "$label: every method listed, and Introspect where no interface is" \
-        "$(($(count "<method[ >]" "$@") + implied))" "$(count "<method[ >]" "$m")"
-    for kind in signal property; do
-        check "$label: every $kind listed" "$(count "<$kind[ >]" "$@")" "$(count "<$kind[ >]" "$m")"
+    # What the input offers besides Introspectable and Peer is listed as it is.
+    for what in '<method[ >]' '<signal[ >]' '<property[ >]' '<interface name='; do
+        check "$label: every $what of the input listed" \
+            "$(without_standard "$@" | grep -oE "$what" | wc -l)" \
+            "$(without_standard "$m" | grep -oE "$what" | wc -l)"
     done
-    check "$label: every interface listed" "$(($(count '<interface name=' "$@") + implied))" \
-        "$(count '<interface name=' "$m")"
     check "$label: every object listed" "$(count '^<node name=' "$@")" "$(count '<node name=' "$m")"
-    check "$label: Introspectable open wherever it is" \
-        "$(($(count 'org.freedesktop.DBus.Introspectable' "$@") + implied))" \
-        "$(grep -A1 'interface name="org.freedesktop.DBus.Introspectable"' "$m" | grep -c 'value=""')"
+    # Every object answers Introspect and Ping (the D-Bus libraries do): declared, open, once.
+    check "$label: Introspectable and Peer open on every object, once each" "" "$(standard_missing "$m")"
     has "$label: $guarded needs $token" "value=\"$token\"" \
         "$(grep -A1 "interface name=\"$guarded\"" "$m")"
     out=$("$tool" check "$m" 2>&1)
@@ -65,8 +100,7 @@ roundtrip() {
     has "$label: ... says so" "covers everything $name offers" "$out"
 
     # A later version adds an interface the manifest does not know.
-    awk -v g="$guarded" '$0 ~ "<interface name=\"" g "\">" { skip = 1 } !skip { print }
-                         skip && /<\/interface>/ { skip = 0 }' "$m" > "$dir/$label-old.xml"
+    drop_interface "$guarded" "$m" > "$dir/$label-old.xml"
     out=$("$tool" check "$dir/$label-old.xml" $(for f in "$@"; do printf -- '--xml %s ' "$f"; done) 2>&1)
     check "$label: an interface missing: exit 6" "6" "$?"
     has "$label: ... its method uncovered" "^uncovered: method [^ ]+ $guarded\\.$method: no annotation covers it, so the bus refuses it to every caller$" "$out"
@@ -77,6 +111,17 @@ roundtrip() {
     check "$label: a member missing: still covered" "0" "$?"
     # The token as the bus reads it: a bare name of the package's own is package::Token.
     has "$label: ... noted" "^note: method [^ ]+ $guarded\\.$method is not listed; the default of its interface covers it \\(([^)]*::)?$token\\)$" "$out"
+    # A manifest without Introspectable: the bus refuses Introspect on every object.
+    drop_interface org.freedesktop.DBus.Introspectable "$m" > "$dir/$label-closed.xml"
+    out=$("$tool" check "$dir/$label-closed.xml" $(for f in "$@"; do printf -- '--xml %s ' "$f"; done) 2>&1)
+    check "$label: Introspectable missing: exit 6" "6" "$?"
+    check "$label: ... Introspect uncovered on every object" "$(count '<node name=' "$m")" \
+        "$(printf '%s\n' "$out" | grep -cE '^uncovered: method [^ ]+ org\.freedesktop\.DBus\.Introspectable\.Introspect: no annotation covers it, so the bus refuses it to every caller$')"
+    # Without Peer: the bus answers Ping and GetMachineId whatever the manifest says.
+    drop_interface org.freedesktop.DBus.Peer "$m" > "$dir/$label-nopeer.xml"
+    out=$("$tool" check "$dir/$label-nopeer.xml" $(for f in "$@"; do printf -- '--xml %s ' "$f"; done) 2>&1)
+    check "$label: Peer missing: still complete" "0" "$?"
+    lacks "$label: ... and nothing said of Peer" "Peer" "$out"
 
     # Installed and compiled, the bus's decision code reads it.
     root=$dir/root-$label
@@ -88,11 +133,14 @@ roundtrip() {
           --interface "$guarded" --member "$method" 2>&1)
     check "$label: explain: $method denied to an app without $token" "5" "$?"
     has "$label: ... for want of $token" "$token" "$out"
-    if grep -q 'org.freedesktop.DBus.Introspectable' "$@"; then
-        out=$("$tool" explain --root "$root" --no-kernel --label someapp --dest "$name" --path "$path" \
+    for object in $(grep -o '<node name="[^"]*"' "$m" | cut -d'"' -f2); do
+        out=$("$tool" explain --root "$root" --no-kernel --label someapp --dest "$name" --path "$object" \
               --interface org.freedesktop.DBus.Introspectable --member Introspect 2>&1)
-        check "$label: explain: Introspect allowed" "0" "$?"
-    fi
+        check "$label: explain: Introspect allowed at $object" "0" "$?"
+    done
+    out=$("$tool" explain --root "$root" --no-kernel --label someapp --dest "$name" --path "$path" \
+          --interface org.freedesktop.DBus.Peer --member Ping 2>&1)
+    check "$label: explain: Ping allowed" "0" "$?"
 }
 
 roundtrip hostname org.freedesktop.hostname1 HostnameControl org.freedesktop.hostname1 SetHostname \
@@ -101,6 +149,37 @@ roundtrip upower org.freedesktop.UPower Power org.freedesktop.UPower EnumerateDe
     "$src"/data/org.freedesktop.UPower/*.xml
 roundtrip polkit org.freedesktop.PolicyKit1 polkit::Authority org.freedesktop.PolicyKit1.Authority \
     CheckAuthorization "$src"/data/org.freedesktop.PolicyKit1/*.xml
+
+# Data without Introspectable and Peer (an interface file, a hand-written
+# document): scaffold opens both on every object all the same.
+mkdir "$dir/upower-bare"
+for f in "$src"/data/org.freedesktop.UPower/*.xml; do
+    without_standard "$f" > "$dir/upower-bare/$(basename "$f")"
+done
+check "upower-bare: the input lists neither Introspectable nor Peer" 0 \
+    "$(cat "$dir"/upower-bare/*.xml | grep -cE 'org\.freedesktop\.DBus\.(Introspectable|Peer)')"
+roundtrip upower-bare org.freedesktop.UPower Power org.freedesktop.UPower EnumerateDevices "$dir"/upower-bare/*.xml
+cat > "$dir/svc.xml" <<'END'
+<node name="/org/example/Svc">
+  <interface name="org.example.Svc">
+    <method name="Reset">
+      <arg type="b" direction="in"/>
+    </method>
+    <signal name="Changed"/>
+    <property name="Level" type="u" access="read"/>
+  </interface>
+</node>
+END
+cat > "$dir/svc-item.xml" <<'END'
+<node name="/org/example/Svc/Item">
+  <interface name="org.example.Svc.Item">
+    <method name="Open"/>
+  </interface>
+</node>
+END
+printf '<node name="/org/example">\n  <node name="Svc"/>\n</node>\n' > "$dir/svc-prefix.xml"
+roundtrip handmade org.example.Svc Svc org.example.Svc Reset "$dir/svc.xml" "$dir/svc-item.xml" "$dir/svc-prefix.xml"
+
 # A global token of the device policy: not declared as the package's own.
 lacks "a global token is not provided" '<credential name="Cellular"/>' \
     "$("$tool" scaffold --name org.example.X --token Cellular \
