@@ -8,8 +8,15 @@
  *    "uncovered" too, since nobody decided that;
  *  - a member the manifest does not list but its interface's default
  *    covers: a "note" (covered, but maybe not as the author would);
- *  - org.freedesktop.DBus.Peer is always open, and Properties' Get, Set
- *    and GetAll are judged by the property they name: never reported.
+ *  - org.freedesktop.DBus.Peer's Ping and GetMachineId are open whatever
+ *    a manifest says (the D-Bus libraries answer them), and Properties'
+ *    Get, Set and GetAll are judged by the property they name: never
+ *    reported. Any other member listed under Peer is the service's own
+ *    method, judged like any other (decide.c does the same).
+ * The tree is complete (scaffold_tree_complete()): every object offers
+ * Introspectable.Introspect, so a manifest that leaves it out at an
+ * object, where the bus refuses it, is told so, whether the
+ * introspection data listed it or not.
  * Only the uncovered lines count; the notes are information.
  */
 #include <errno.h>
@@ -50,11 +57,13 @@ static const Member *find_member(const Interface *iface, const ScaffoldMember *m
         return NULL;
 }
 
-/* Never the manifest's business: Peer, and the Properties methods. */
+/* Never the manifest's business: Peer's Ping and GetMachineId, and the Properties methods. */
 static bool never_declared(const char *interface, const ScaffoldMember *m) {
+        if (m->kind != SCAFFOLD_METHOD)
+                return false;
         if (strcmp(interface, "org.freedesktop.DBus.Peer") == 0)
-                return true;
-        return m->kind == SCAFFOLD_METHOD && strcmp(interface, "org.freedesktop.DBus.Properties") == 0 &&
+                return strcmp(m->name, "Ping") == 0 || strcmp(m->name, "GetMachineId") == 0;
+        return strcmp(interface, "org.freedesktop.DBus.Properties") == 0 &&
                (strcmp(m->name, "Get") == 0 || strcmp(m->name, "Set") == 0 || strcmp(m->name, "GetAll") == 0);
 }
 

@@ -323,6 +323,46 @@ static void test_check_introspect_missing(void **state) {
                                     "no annotation covers it, so the bus refuses it to every caller\n");
 }
 
+/*
+ * Of Peer, the bus lets only Ping and GetMachineId through whatever a
+ * manifest says (the D-Bus libraries answer them); another member the
+ * data lists under Peer is the service's own method, refused unless the
+ * manifest covers it: check reports it, as it does Introspect.
+ */
+static void test_check_peer_members(void **state) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(package_freep) Package *package = NULL;
+        _cleanup_free_ char *report = NULL;
+
+        parse_svc_manifest(&package);
+        assert_int_equal(scaffold_tree_new(&tree), 0);
+        assert_int_equal(parse(tree, "<node name=\"/x\"><interface name=\"a.B\"/>"
+                                     "<interface name=\"org.freedesktop.DBus.Peer\"><method name=\"Extra\"/>"
+                                     "<method name=\"Ping\"/></interface></node>", NULL, NULL), 0);
+        assert_int_equal(scaffold_tree_complete(tree), 0);
+        assert_int_equal(coverage(tree, package, &report), 2);
+        assert_string_equal(report, "uncovered: method /x org.freedesktop.DBus.Peer.Extra: "
+                                    "no annotation covers it, so the bus refuses it to every caller\n"
+                                    "uncovered: method /x org.freedesktop.DBus.Introspectable.Introspect: "
+                                    "no annotation covers it, so the bus refuses it to every caller\n");
+}
+
+/* Scaffold's own manifest covers such a member: Peer's default (open) does. */
+static void test_scaffold_keeps_peer_members(void **state) {
+        _cleanup_(scaffold_tree_freep) ScaffoldTree *tree = NULL;
+        _cleanup_(package_freep) Package *package = NULL;
+        _cleanup_free_ char *report = NULL;
+        const Node *node;
+
+        scaffold_round_trip("<node name=\"/x\"><interface name=\"org.freedesktop.DBus.Peer\">"
+                            "<method name=\"Extra\"/></interface><interface name=\"a.B\"/></node>",
+                            &tree, &package);
+        node = package->names[0]->nodes[0];
+        assert_int_equal(model_interface(node, "org.freedesktop.DBus.Peer")->n_members, 3);
+        assert_int_equal(coverage(tree, package, &report), 0);
+        assert_string_equal(report, "");
+}
+
 typedef struct Refusal {
         const char *text;
         const char *path;               /* walking, or NULL: a file */
@@ -483,6 +523,8 @@ int main(void) {
                 cmocka_unit_test(test_complete),
                 cmocka_unit_test(test_scaffold_opens_standard_interfaces),
                 cmocka_unit_test(test_check_introspect_missing),
+                cmocka_unit_test(test_check_peer_members),
+                cmocka_unit_test(test_scaffold_keeps_peer_members),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_plain_entities),
                 cmocka_unit_test(test_bounds),
