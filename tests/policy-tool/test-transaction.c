@@ -3,9 +3,10 @@
  * install and remove. System calls the tool makes changes with (write,
  * fsync, rename, unlink, setxattr, removexattr) are wrapped with
  * -Wl,--wrap=; the loop tests fail the Nth of them, for every N an
- * install or remove makes, and check that the tree (every file's bytes
- * and SMACK64EXEC label) and the stand-in smackfs's effective rules are
- * exactly as before. Needs root for security.* xattrs (else skipped).
+ * install or remove makes, and check that the tree (every file's bytes,
+ * SMACK64EXEC label, security.ima and security.evm) and the stand-in
+ * smackfs's effective rules are exactly as before. Needs root for
+ * security.* xattrs (else skipped).
  * With MSSF_TEST_SMACKFS=/sys/fs/smackfs (tests/uml runs it so, inside a
  * guest) the kernel's own rules are the ones checked.
  */
@@ -31,6 +32,7 @@
 
 #include "diagnostic.h"
 #include "fileio.h"
+#include "ima.h"
 #include "operations.h"
 #include "smack-kernel.h"
 #include "smack-rules.h"
@@ -100,6 +102,20 @@ typedef struct Scratch {
 static FILE *state_out;
 static const char *state_root;
 
+/* " name=HEX", or nothing when the file has no such xattr. */
+static void describe_xattr(const char *path, const char *name) {
+        uint8_t value[1024];
+        ssize_t n = getxattr(path, name, value, sizeof(value));
+
+        if (n < 0) {
+                assert_int_equal(errno, ENODATA);
+                return;
+        }
+        fprintf(state_out, " %s=", name);
+        for (ssize_t i = 0; i < n; i++)
+                fprintf(state_out, "%02x", value[i]);
+}
+
 static int describe_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
         _cleanup_free_ char *data = NULL;
         char label[256] = "-";
@@ -112,13 +128,16 @@ static int describe_entry(const char *path, const struct stat *st, int type, str
         assert_int_equal(fileio_read(path, &data, &size), 0);
         n = getxattr(path, "security.SMACK64EXEC", label, sizeof(label) - 1);
         label[n > 0 ? n : 1] = '\0';
-        fprintf(state_out, "%s [%s] %zu:", path + strlen(state_root), label, size);
+        fprintf(state_out, "%s [%s]", path + strlen(state_root), label);
+        describe_xattr(path, IMA_XATTR);
+        describe_xattr(path, EVM_XATTR);
+        fprintf(state_out, " %zu:", size);
         fwrite(data, 1, size, state_out);
         fputc('\n', state_out);
         return 0;
 }
 
-/* Every file with its bytes and label, then the effective kernel rules. */
+/* Every file with its bytes, label and IMA/EVM xattrs, then the effective kernel rules. */
 static char *describe(const Scratch *s) {
         _cleanup_(smack_rules_freep) SmackRules *rules = NULL;
         _cleanup_free_ char *load2 = NULL, *path = NULL, *kernel = NULL;
@@ -363,6 +382,27 @@ static void install_mce(const Scratch *s) {
         tool_paths_deinit(&c.paths);
 }
 
+/* Both states whole (cmocka's message would cut them short), and the lines that differ. */
+static void print_states(const char *before, const char *after) {
+        fprintf(stderr, "--- before\n%s\n--- after\n%s\n--- lines only before (-) or after (+)\n",
+                before, after);
+        for (int side = 0; side < 2; side++) {
+                const char *text = side ? after : before, *other = side ? before : after;
+
+                for (const char *line = text, *end; *line; line = end + 1) {
+                        _cleanup_free_ char *needle = NULL;
+
+                        end = strchrnul(line, '\n');
+                        needle = strndup(line, (size_t) (end - line) + (*end ? 1 : 0));
+                        assert_non_null(needle);
+                        if (!strstr(other, needle))
+                                fprintf(stderr, "%c%s", side ? '+' : '-', needle);
+                        if (!*end)
+                                break;
+                }
+        }
+}
+
 /*
  * Fail the 1st, 2nd, ... wrapped call of operation; each failing run must
  * leave the state as it was, each run that still succeeds (a failure the
@@ -409,9 +449,10 @@ static unsigned fail_each_step(const Scratch *s, Operation operation, Operation 
                                 assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
                 }
                 after = describe(s);
-                if (strcmp(after, before) != 0)
-                        fail_msg("failing call %u of %u changed the state:\n--- before\n%s\n--- after\n%s",
-                                 n, total, before, after);
+                if (strcmp(after, before) != 0) {
+                        print_states(before, after);
+                        fail_msg("failing call %u of %u changed the state", n, total);
+                }
         }
         return failed;
 }
@@ -457,9 +498,10 @@ static unsigned crash_each_step(const Scratch *s, Operation operation, Operation
                 assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
                 assert_false(journal_exists(s));
                 after = describe(s);
-                if (strcmp(after, before) != 0)
-                        fail_msg("crash at call %u, then recovery, changed the state:\n--- before\n%s\n"
-                                 "--- after\n%s", n, before, after);
+                if (strcmp(after, before) != 0) {
+                        print_states(before, after);
+                        fail_msg("crash at call %u, then recovery, changed the state", n);
+                }
         }
         {
                 _cleanup_free_ char *end = describe(s);
