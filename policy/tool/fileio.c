@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -122,6 +123,32 @@ int fileio_write_atomic(const char *path, const void *data, size_t size, mode_t 
         /* The new file is in place; a failed directory sync only weakens
          * durability across a power cut, so it is not a failure. */
         (void) fsync_parent(path);
+        return 0;
+}
+
+/* Sized by asking first: security.ima may hold a signature of several hundred bytes. */
+int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *value = NULL;
+        ssize_t n = getxattr(path, name, NULL, 0);
+
+        if (n > (ssize_t) FILEIO_XATTR_MAX)
+                return -E2BIG;
+        if (n >= 0) {
+                value = malloc((size_t) n + 1);
+                if (!value)
+                        return -ENOMEM;
+                n = getxattr(path, name, value, (size_t) n);
+        }
+        if (n < 0) {
+                if (errno != ENODATA)
+                        return -errno;
+                *ret = NULL;
+                *ret_size = 0;
+                return 0;
+        }
+        value[n] = '\0';
+        *ret = TAKE_PTR(value);
+        *ret_size = (size_t) n;
         return 0;
 }
 

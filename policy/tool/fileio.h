@@ -23,6 +23,16 @@ int fileio_read(const char *path, char **ret, size_t *ret_size);
  */
 int fileio_write_atomic(const char *path, const void *data, size_t size, mode_t mode);
 
+/* The kernel's XATTR_SIZE_MAX: no extended attribute's value is longer. */
+#define FILEIO_XATTR_MAX 65536u
+
+/*
+ * An extended attribute's value, whole (NUL-terminated, *ret_size without
+ * the NUL): 0 with *ret, which is NULL when path has no such attribute;
+ * -E2BIG beyond FILEIO_XATTR_MAX; other -errno. Follows symlinks.
+ */
+int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret_size);
+
 /* unlink that treats an absent file as done. */
 int fileio_unlink(const char *path);
 

@@ -43,7 +43,9 @@ typedef struct InstallPlan {
         size_t n_rule_files_allocated;
         StrMap rule_file_index;         /* name -> index + 1 in rule_files */
         SmackRules *kernel_changes;     /* pairs to set in the kernel, with their access */
-        IntegrityPlan *integrity;       /* (nullable) security.ima changes (integrity.h) */
+        /* (nullable) security.ima changes (integrity.h): planned from the files
+         * unless already set (recovery sets the journal's values to put back). */
+        IntegrityPlan *integrity;
 } InstallPlan;
 
 enum {

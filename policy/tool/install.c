@@ -90,6 +90,9 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
         r = install_plan_rules(plan, &c->paths, c->diag);
         if (r != 0)
                 return r;
+        /* Recovery's comes from the journal: what the interrupted change found. */
+        if (plan->integrity)
+                return 0;
         /* Reads every file now: a changed one refuses before anything is touched. */
         r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
                                plan->from_dpkg, c->diag, &plan->integrity);
@@ -265,7 +268,7 @@ static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigaddset(&blocked, SIGHUP);
         sigaddset(&blocked, SIGQUIT);
         sigprocmask(SIG_BLOCK, &blocked, &saved);
-        r = journalled ? journal_begin(&c->paths, plan->package) : 0;
+        r = journalled ? journal_begin(&c->paths, plan->package, plan->integrity) : 0;
         if (r < 0) {
                 _cleanup_free_ char *path = journal_path(&c->paths);
 
@@ -304,30 +307,51 @@ static int clean_temporaries(const ToolPaths *paths) {
         return r;
 }
 
+/* The journal's security.ima values, to put back as they were (version 3 on). */
+static int recover_integrity(ToolContext *c, const Journal *journal, InstallPlan *plan) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!journal->has_ima)
+                return 0;               /* an older journal: planned again from the manifests */
+        path = journal_path(&c->paths);
+        if (!path)
+                return -ENOMEM;
+        r = integrity_plan_restore(&c->paths, journal->ima, journal->n_ima, path, c->diag,
+                                   &plan->integrity);
+        return r > 0 ? TOOL_E_INVALID : r;
+}
+
 /*
  * A journal means the last change died half-way: put the package's
- * manifest and origin back as the journal recorded them and derive every
- * rule file, label, kernel rule and policy.db again. Call with the lock.
+ * manifest and origin back as the journal recorded them, put back each
+ * security.ima the journal recorded, and derive every rule file, label,
+ * kernel rule and policy.db again. Call with the lock.
  */
 static int recover(ToolContext *c) {
         _cleanup_(journal_freep) Journal *journal = NULL;
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_free_ char *file = NULL;
+        unsigned line = 0;
         int r;
 
-        r = journal_read(&c->paths, &journal);
+        r = journal_read(&c->paths, &journal, &line);
         if (r == JOURNAL_E_CORRUPT) {
                 _cleanup_free_ char *path = journal_path(&c->paths);
 
-                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0, "unreadable journal of an "
-                                "interrupted change: check the installed manifests, remove this "
-                                "file and run 'mssf-policy compile'");
+                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, line, 0, "unreadable journal of "
+                                "an interrupted change: check the installed manifests and the "
+                                "security.ima of the package's files, remove this file and run "
+                                "'mssf-policy compile'");
                 return TOOL_E_INVALID;
         }
         if (r < 0 || !journal)
                 return r;
         r = install_plan_new(journal->package, &plan);
         if (r < 0)
+                return r;
+        r = recover_integrity(c, journal, plan);
+        if (r != 0)
                 return r;
         file = installed_manifest_path(&c->paths, journal->package);
         if (!file)

@@ -19,9 +19,15 @@
  *
  * Every file is read in integrity_plan_new(), before the transaction
  * touches anything; integrity_apply() only writes xattrs, each recorded in
- * the transaction, so rollback and the crash journal cover them like the
- * Smack labels. The kernel keeps security.evm in step with each setxattr
- * when EVM's key is loaded; integrity_apply() checks that it did.
+ * the transaction, so a failure rolls them back. A crash is covered by the
+ * journal, which keeps every planned file's value from before the change
+ * (integrity_plan_save()): recovery puts those very values back
+ * (integrity_plan_restore()) rather than planning again, because a new
+ * plan could not know which files the interrupted one covered (dpkg's
+ * list or only the manifest's binaries) nor what a file carried before
+ * (a signature, a stale hash, nothing). The kernel keeps security.evm in
+ * step with each setxattr when EVM's key is loaded; integrity_apply()
+ * checks that it did.
  */
 #include <errno.h>
 #include <glob.h>
@@ -265,7 +271,10 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
         return 0;
 }
 
-static int plan_add(IntegrityPlan *plan, const char *file, bool set, const uint8_t *value) {
+/* Add "set file's security.ima to value" (NULL: remove it); value is copied. */
+static int plan_add(IntegrityPlan *plan, const char *file, const uint8_t *value, size_t size) {
+        IntegrityEntry *e;
+
         if (plan->n_entries == plan->n_allocated) {
                 size_t allocated = plan->n_allocated ? 2 * plan->n_allocated : 16;
                 IntegrityEntry *entries = reallocarray(plan->entries, allocated, sizeof(*entries));
@@ -275,11 +284,17 @@ static int plan_add(IntegrityPlan *plan, const char *file, bool set, const uint8
                 plan->entries = entries;
                 plan->n_allocated = allocated;
         }
-        plan->entries[plan->n_entries] = (IntegrityEntry) { .set = set, .file = strdup(file) };
-        if (!plan->entries[plan->n_entries].file)
-                return -ENOMEM;
+        e = &plan->entries[plan->n_entries];
+        *e = (IntegrityEntry) { .file = strdup(file), .value_size = value ? size : 0 };
         if (value)
-                memcpy(plan->entries[plan->n_entries].value, value, IMA_VALUE_SIZE);
+                e->value = malloc(size ? size : 1);
+        if (!e->file || (value && !e->value)) {
+                free(e->file);
+                free(e->value);
+                return -ENOMEM;
+        }
+        if (value)
+                memcpy(e->value, value, size);
         plan->n_entries++;
         return 0;
 }
@@ -316,7 +331,7 @@ static int plan_hashes(IntegrityPlan *plan, const ToolPaths *paths, const char *
                                 continue;
                         }
                 }
-                r = plan_add(plan, s->files[i].file, true, digests.value);
+                r = plan_add(plan, s->files[i].file, digests.value, IMA_VALUE_SIZE);
                 if (r < 0)
                         return r;
         }
@@ -340,7 +355,7 @@ int integrity_plan_new(const ToolPaths *paths, const char *package_name,
                 r = plan_hashes(plan, paths, package_name, &new_files, diag);
         for (size_t i = 0; r >= 0 && i < old_files.n; i++)
                 if (!file_set_has(&new_files, old_files.files[i].file))
-                        r = plan_add(plan, old_files.files[i].file, false, NULL);
+                        r = plan_add(plan, old_files.files[i].file, NULL, 0);
         file_set_clear(&old_files);
         file_set_clear(&new_files);
         if (r != 0)
@@ -352,21 +367,129 @@ int integrity_plan_new(const ToolPaths *paths, const char *package_name,
 IntegrityPlan *integrity_plan_free(IntegrityPlan *plan) {
         if (!plan)
                 return NULL;
-        for (size_t i = 0; i < plan->n_entries; i++)
+        for (size_t i = 0; i < plan->n_entries; i++) {
                 free(plan->entries[i].file);
+                free(plan->entries[i].value);
+        }
         free(plan->entries);
         free(plan);
         return NULL;
 }
 
-/* Whether the current security.ima is value (NULL: whether it is absent). */
-static bool current_is(const char *file, const uint8_t *value) {
-        uint8_t current[IMA_VALUE_SIZE + 1];
-        ssize_t n = getxattr(file, IMA_XATTR, current, sizeof(current));
+void integrity_saved_free(IntegritySaved *saved, size_t n) {
+        for (size_t i = 0; saved && i < n; i++) {
+                free(saved[i].file);
+                free(saved[i].value);
+        }
+        free(saved);
+}
 
-        if (!value)
-                return n < 0 && errno == ENODATA;
-        return n >= 0 && ima_value_equal(current, (size_t) n, value);
+int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret) {
+        IntegritySaved *saved = NULL;
+        size_t n = plan ? plan->n_entries : 0;
+
+        if (n > 0) {
+                saved = calloc(n, sizeof(*saved));
+                if (!saved)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char *value = NULL;
+                int r;
+
+                saved[i].file = strdup(plan->entries[i].file);
+                r = saved[i].file ? fileio_get_xattr(saved[i].file, IMA_XATTR, &value,
+                                                     &saved[i].value_size) : -ENOMEM;
+                if (r < 0) {
+                        integrity_saved_free(saved, n);
+                        return r;
+                }
+                saved[i].value = (uint8_t *) value;
+        }
+        *ret = saved;
+        return 0;
+}
+
+/* Whether file is (lexically) root or under it; root "/" holds every absolute path. */
+static bool under_root(const char *root, const char *file) {
+        size_t n = strlen(root);
+
+        if (strcmp(root, "/") == 0)
+                return file[0] == '/';
+        return strncmp(file, root, n) == 0 && file[n] == '/';
+}
+
+/* Why saved's file can no longer take its value back (NULL: it can), or -errno in *r. */
+static const char *restore_problem(const char *file, int *r) {
+        _cleanup_free_ char *resolved = realpath(file, NULL);
+        struct stat st;
+
+        *r = 0;
+        if (!resolved) {
+                if (errno == ENOENT || errno == ENOTDIR)
+                        return "it is gone";
+                if (errno == ELOOP)
+                        return "a symlink loop is on its way";
+                *r = -errno;
+                return NULL;
+        }
+        if (strcmp(resolved, file) != 0)
+                return "a symlink is on its way now";
+        if (stat(resolved, &st) < 0) {
+                *r = -errno;
+                return NULL;
+        }
+        return S_ISREG(st.st_mode) ? NULL : "it is no longer a regular file";
+}
+
+int integrity_plan_restore(const ToolPaths *paths, const IntegritySaved *saved, size_t n,
+                           const char *source, Diagnostics *diag, IntegrityPlan **ret) {
+        _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
+        _cleanup_free_ char *root = NULL;
+        int r;
+
+        if (!plan)
+                return -ENOMEM;
+        root = realpath(paths->file_root[0] ? paths->file_root : "/", NULL);
+        if (!root)
+                return -errno;
+        for (size_t i = 0; i < n; i++) {
+                const IntegritySaved *s = &saved[i];
+                const char *problem;
+
+                if (!under_root(root, s->file)) {
+                        diagnostics_add(diag, DIAGNOSTIC_ERROR, source, s->line, 0,
+                                        "%s is not under %s: not a journal of this root's "
+                                        "packages", s->file, root);
+                        return INTEGRITY_E_INVALID;
+                }
+                problem = restore_problem(s->file, &r);
+                if (r < 0)
+                        return r;
+                if (problem) {
+                        diagnostics_add(diag, DIAGNOSTIC_WARNING, source, s->line, 0,
+                                        "%s: %s, so its %s from before the interrupted change "
+                                        "is not put back", s->file, problem, IMA_XATTR);
+                        continue;
+                }
+                r = plan_add(plan, s->file, s->value, s->value_size);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(plan);
+        return 0;
+}
+
+/* Whether e's file already has e's security.ima (or, for a removal, none). */
+static bool current_is(const IntegrityEntry *e) {
+        _cleanup_free_ char *current = NULL;
+        size_t size = 0;
+
+        if (fileio_get_xattr(e->file, IMA_XATTR, &current, &size) < 0)
+                return false;
+        if (!current || !e->value)
+                return !current && !e->value;
+        return size == e->value_size && memcmp(current, e->value, size) == 0;
 }
 
 static int check_evm(const char *file, Diagnostics *diag) {
@@ -393,11 +516,9 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
                 int r;
 
                 /* With EVM on, a right value without its HMAC is rewritten so the kernel adds one. */
-                if (current_is(e->file, e->set ? e->value : NULL) &&
-                    !(e->set && evm && getxattr(e->file, EVM_XATTR, NULL, 0) < 0))
+                if (current_is(e) && !(e->value && evm && getxattr(e->file, EVM_XATTR, NULL, 0) < 0))
                         continue;
-                r = transaction_set_xattr_bytes(t, e->file, IMA_XATTR, e->set ? e->value : NULL,
-                                                e->set ? IMA_VALUE_SIZE : 0);
+                r = transaction_set_xattr_bytes(t, e->file, IMA_XATTR, e->value, e->value_size);
                 if (r == -EPERM && evm) {
                         diagnostics_add(diag, DIAGNOSTIC_ERROR, e->file, 0, 0,
                                         "the kernel refused to change %s: EVM says the file's "
@@ -407,7 +528,7 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
                 }
                 if (r < 0)
                         return r;
-                if (e->set && evm) {
+                if (e->value && evm) {
                         r = check_evm(e->file, diag);
                         if (r != 0)
                                 return r;

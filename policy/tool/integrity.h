@@ -15,8 +15,8 @@ typedef struct Package Package;
 
 typedef struct IntegrityEntry {
         char *file;                     /* the file on disk (under paths->file_root, resolved) */
-        bool set;                       /* true: write value; false: remove security.ima */
-        uint8_t value[IMA_VALUE_SIZE];
+        uint8_t *value;                 /* (nullable) the security.ima to write; NULL: remove it */
+        size_t value_size;
 } IntegrityEntry;
 
 typedef struct IntegrityPlan {
@@ -25,8 +25,18 @@ typedef struct IntegrityPlan {
         size_t n_allocated;
 } IntegrityPlan;
 
+/* One file's security.ima as it was before a change: what the crash journal keeps. */
+typedef struct IntegritySaved {
+        char *file;                     /* as in IntegrityEntry */
+        uint8_t *value;                 /* (nullable) NULL: the file had none */
+        size_t value_size;
+        unsigned line;                  /* where the journal recorded it (diagnostics), or 0 */
+} IntegritySaved;
+
 enum {
-        INTEGRITY_E_INVALID = 1,        /* a file differs from the package's md5sums: see diag */
+        /* a file differs from the package's md5sums, a journal names a file
+         * outside the root, ...: see diag */
+        INTEGRITY_E_INVALID = 1,
 };
 
 /*
@@ -53,6 +63,27 @@ int integrity_plan_new(const ToolPaths *paths, const char *package_name,
                        const Package *old_package, const Package *new_package, bool with_dpkg,
                        Diagnostics *diag, IntegrityPlan **ret);
 IntegrityPlan *integrity_plan_free(IntegrityPlan *plan);
+
+/*
+ * The security.ima, as it is now, of every file plan (nullable: none)
+ * changes: 0 and *ret (plan->n_entries of them, in plan order; NULL for
+ * none), or -errno. Read before the change, for the crash journal.
+ */
+int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret);
+/* Free n saved values (NULL-safe). */
+void integrity_saved_free(IntegritySaved *saved, size_t n);
+
+/*
+ * The plan that puts saved values back exactly as they were: how recovery
+ * undoes an interrupted change (nothing is hashed, no md5sums consulted).
+ * Each file must lie under paths->file_root, else INTEGRITY_E_INVALID with
+ * "source:line: error" in diag (the journal is not this root's). A file
+ * that is gone, or is no longer a regular file at that very path (a
+ * symlink now on the way), is left out with a warning: nothing is written
+ * where the change did not write.
+ */
+int integrity_plan_restore(const ToolPaths *paths, const IntegritySaved *saved, size_t n,
+                           const char *source, Diagnostics *diag, IntegrityPlan **ret);
 
 /*
  * Write the plan through t. With EVM's HMAC key loaded in this kernel

@@ -27,8 +27,6 @@
 #include "smack-kernel.h"
 #include "transaction.h"
 
-#define XATTR_VALUE_MAX 65536      /* the kernel's XATTR_SIZE_MAX */
-
 typedef enum UndoKind {
         UNDO_FILE,
         UNDO_XATTR,
@@ -160,35 +158,6 @@ int transaction_remove_file(Transaction *t, const char *path) {
         return note_failure(t, r, "removing %s", path);
 }
 
-/*
- * The current value: 0 with *ret (NULL when absent), or -errno. Sized by
- * asking first: security.ima may hold a signature of several hundred bytes.
- */
-static int xattr_read(const char *path, const char *name, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *value = NULL;
-        ssize_t n = getxattr(path, name, NULL, 0);
-
-        if (n >= 0 && n <= XATTR_VALUE_MAX) {
-                value = malloc((size_t) n + 1);
-                if (!value)
-                        return -ENOMEM;
-                n = getxattr(path, name, value, (size_t) n);
-        } else if (n > XATTR_VALUE_MAX) {
-                return -E2BIG;
-        }
-        if (n < 0) {
-                if (errno != ENODATA)
-                        return -errno;
-                *ret = NULL;
-                *ret_size = 0;
-                return 0;
-        }
-        value[n] = '\0';
-        *ret = TAKE_PTR(value);
-        *ret_size = (size_t) n;
-        return 0;
-}
-
 static int xattr_write(const char *path, const char *name, const char *value, size_t size) {
         if (value)
                 return setxattr(path, name, value, size, 0) < 0 ? -errno : 0;
@@ -206,7 +175,7 @@ static int xattr_restore(const Undo *u) {
         _cleanup_free_ char *current = NULL;
         size_t size = 0;
 
-        if (xattr_read(u->path, u->name, &current, &size) >= 0 &&
+        if (fileio_get_xattr(u->path, u->name, &current, &size) >= 0 &&
             (current ? u->value && size == u->value_size && memcmp(current, u->value, size) == 0
                      : !u->value))
                 return 0;
@@ -218,7 +187,7 @@ int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *na
         Undo u = { .kind = UNDO_XATTR };
         int r;
 
-        r = xattr_read(path, name, &u.value, &u.value_size);
+        r = fileio_get_xattr(path, name, &u.value, &u.value_size);
         if (r < 0)
                 return note_failure(t, r, "reading %s of %s", name, path);
         u.path = strdup(path);

@@ -9,6 +9,8 @@
 # a file whose MD5 differs from dpkg's md5sums refuses the install with
 # md5sums:LINE and changes nothing; an upgrade re-hashes; remove clears;
 # `verify` reports content changes, lost xattrs and changed labels;
+# the crash journal puts each recorded security.ima back exactly, dpkg's
+# listed files included, and a broken one is refused naming its line;
 # dpkg configure names why a shipped .aegis cannot be read (missing,
 # symlink, not a regular file, over 1 MiB).
 # Root sets security.* xattrs on the host whether or not IMA is loaded
@@ -109,6 +111,27 @@ out=$(run dpkg remove maps 2>&1); status=$?
 check "remove succeeds" 0 "$status"
 check "remove cleared the binary's security.ima" "" "$(ima "$root/usr/bin/maps")"
 check "remove cleared the listed file's security.ima" "" "$(ima "$root/usr/share/doc/maps/README")"
+
+# A dpkg configure that died half-way: its journal recorded the state
+# before (not installed; README with a value that is not its hash). The
+# next run puts exactly that back, for the dpkg-listed file too.
+out=$(configure 2>&1)
+readme=$(readlink -f "$root/usr/share/doc/maps/README")
+journal=$root/var/lib/mssf/lock.journal
+printf 'mssf-policy journal 3\npackage maps\nima-files 1\nfile %s\n%s\nima 0302aa\norigin-file absent\nmanifest absent\n' \
+    "${#readme}" "$readme" > "$journal"
+out=$(run compile 2>&1); status=$?
+check "recovery from the crash journal succeeds" 0 "$status"
+case "$out" in *"undid an interrupted change to package maps"*) ok "recovery says so" ;; *) not_ok "recovery: $out" ;; esac
+check "recovery put the listed file's security.ima back as it was" 0302aa "$(ima "$readme")"
+check "... and the journal is gone" "" "$(ls "$journal" 2>/dev/null)"
+out=$(run verify maps 2>&1); status=$?
+check "... and the package is not installed, as before" 4 "$status"
+printf 'mssf-policy journal 3\npackage maps\nima-files 1\nfile 3\nabc\nima absent\norigin-file absent\nmanifest absent\n' > "$journal"
+out=$(run compile 2>&1); status=$?
+check "a journal with a relative path refuses every change" 3 "$status"
+case "$out" in *"$journal:4: error: unreadable journal"*) ok "the error names the journal's line" ;; *) not_ok "bad journal: $out" ;; esac
+rm -f "$journal"
 
 # What dpkg configure says when the shipped manifest is not one to read.
 aegis=$root/usr/share/mssf/aegis/maps.aegis

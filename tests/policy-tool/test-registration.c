@@ -67,18 +67,18 @@ static void test_journal(void **state) {
         Journal *j = NULL;
 
         /* 31 bytes is not a whole origin file here: refused as corrupt. */
-        assert_int_equal(journal_parse(v2, strlen(v2), &j), JOURNAL_E_CORRUPT);
+        assert_int_equal(journal_parse(v2, strlen(v2), &j, NULL), JOURNAL_E_CORRUPT);
         {
                 static const char good[] = "mssf-policy journal 2\npackage app\norigin-file 56\n"
                                            "system\nVersion: 1\nArchitecture: all\nManifest-SHA256: ab\n"
                                            "manifest 8\n<aegis/>";
-                assert_int_equal(journal_parse(good, strlen(good), &j), 0);
+                assert_int_equal(journal_parse(good, strlen(good), &j, NULL), 0);
                 assert_string_equal(j->origin, "system");
                 assert_non_null(strstr(j->origin_file, "Manifest-SHA256: ab\n"));
                 assert_int_equal(j->manifest_size, 8);
                 journal_free(j);
         }
-        assert_int_equal(journal_parse(v1, strlen(v1), &j), 0);
+        assert_int_equal(journal_parse(v1, strlen(v1), &j, NULL), 0);
         assert_string_equal(j->origin, "thirdparty");
         assert_null(j->origin_file);
         assert_null(j->manifest_data);
@@ -86,7 +86,7 @@ static void test_journal(void **state) {
         {
                 static const char none[] = "mssf-policy journal 2\npackage app\n"
                                            "origin-file absent\nmanifest absent\n";
-                assert_int_equal(journal_parse(none, strlen(none), &j), 0);
+                assert_int_equal(journal_parse(none, strlen(none), &j, NULL), 0);
         }
         assert_null(j->origin);
         journal_free(j);

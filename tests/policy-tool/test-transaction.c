@@ -3,9 +3,14 @@
  * install and remove. System calls the tool makes changes with (write,
  * fsync, rename, unlink, setxattr, removexattr) are wrapped with
  * -Wl,--wrap=; the loop tests fail the Nth of them, for every N an
- * install or remove makes, and check that the tree (every file's bytes
- * and SMACK64EXEC label) and the stand-in smackfs's effective rules are
- * exactly as before. Needs root for security.* xattrs (else skipped).
+ * install or remove makes, and check that the tree (every file's bytes,
+ * SMACK64EXEC label, security.ima and security.evm) and the stand-in
+ * smackfs's effective rules are exactly as before. The dpkg cases run
+ * `dpkg configure` and `dpkg remove` against a dpkg admin directory in
+ * the scratch root, so that files beyond the manifest's binaries (dpkg's
+ * file list) get and lose reference hashes too; one listed file carries a
+ * security.ima that is not its hash, which recovery must put back as it
+ * was. Needs root for security.* xattrs (else skipped).
  * With MSSF_TEST_SMACKFS=/sys/fs/smackfs (tests/uml runs it so, inside a
  * guest) the kernel's own rules are the ones checked.
  */
@@ -30,7 +35,9 @@
 #include "xattr-probe.h"
 
 #include "diagnostic.h"
+#include "dpkg.h"
 #include "fileio.h"
+#include "ima.h"
 #include "operations.h"
 #include "smack-kernel.h"
 #include "smack-rules.h"
@@ -100,6 +107,20 @@ typedef struct Scratch {
 static FILE *state_out;
 static const char *state_root;
 
+/* " name=HEX", or nothing when the file has no such xattr. */
+static void describe_xattr(const char *path, const char *name) {
+        uint8_t value[1024];
+        ssize_t n = getxattr(path, name, value, sizeof(value));
+
+        if (n < 0) {
+                assert_int_equal(errno, ENODATA);
+                return;
+        }
+        fprintf(state_out, " %s=", name);
+        for (ssize_t i = 0; i < n; i++)
+                fprintf(state_out, "%02x", value[i]);
+}
+
 static int describe_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
         _cleanup_free_ char *data = NULL;
         char label[256] = "-";
@@ -112,13 +133,16 @@ static int describe_entry(const char *path, const struct stat *st, int type, str
         assert_int_equal(fileio_read(path, &data, &size), 0);
         n = getxattr(path, "security.SMACK64EXEC", label, sizeof(label) - 1);
         label[n > 0 ? n : 1] = '\0';
-        fprintf(state_out, "%s [%s] %zu:", path + strlen(state_root), label, size);
+        fprintf(state_out, "%s [%s]", path + strlen(state_root), label);
+        describe_xattr(path, IMA_XATTR);
+        describe_xattr(path, EVM_XATTR);
+        fprintf(state_out, " %zu:", size);
         fwrite(data, 1, size, state_out);
         fputc('\n', state_out);
         return 0;
 }
 
-/* Every file with its bytes and label, then the effective kernel rules. */
+/* Every file with its bytes, label and IMA/EVM xattrs, then the effective kernel rules. */
 static char *describe(const Scratch *s) {
         _cleanup_(smack_rules_freep) SmackRules *rules = NULL;
         _cleanup_free_ char *load2 = NULL, *path = NULL, *kernel = NULL;
@@ -298,8 +322,23 @@ typedef enum Operation {
         OPERATION_INSTALL_MAPS,
         OPERATION_UPGRADE_MAPS,                 /* maps2.xml as package maps */
         OPERATION_REMOVE_MAPS,
+        OPERATION_DPKG_CONFIGURE_MAPS,          /* as dh_mssf's postinst: dpkg's list too */
+        OPERATION_DPKG_REMOVE_MAPS,             /* as dh_mssf's prerm */
+        OPERATION_DPKG_UNDO_CONFIGURE,          /* dpkg remove, then NEWS's foreign value back */
         OPERATION_RECOVER,                      /* compile, which recovers first */
 } Operation;
+
+/*
+ * A security.ima that is not the file's hash (a signature someone else
+ * wrote): a configure replaces it, and recovery must put exactly it back.
+ */
+static const uint8_t foreign_ima[] = { 0x03, 0x02, 0x04, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x01 };
+
+static void stamp_foreign_ima(const Scratch *s) {
+        _cleanup_free_ char *news = fileio_join(s->root, "usr/share/doc/maps/NEWS");
+
+        assert_int_equal(__real_setxattr(news, IMA_XATTR, foreign_ima, sizeof(foreign_ima), 0), 0);
+}
 
 static bool journal_exists(const Scratch *s) {
         _cleanup_free_ char *path = NULL;
@@ -332,6 +371,15 @@ static int run_operation(const Scratch *s, Operation operation) {
         case OPERATION_REMOVE_MAPS:
                 r = tool_remove(&c, "maps");
                 break;
+        case OPERATION_DPKG_CONFIGURE_MAPS:
+                r = tool_dpkg(&c, "configure", "maps");
+                break;
+        case OPERATION_DPKG_REMOVE_MAPS:
+        case OPERATION_DPKG_UNDO_CONFIGURE:
+                r = tool_dpkg(&c, "remove", "maps");
+                if (r == 0 && operation == OPERATION_DPKG_UNDO_CONFIGURE)
+                        stamp_foreign_ima(s);
+                break;
         default:
                 r = tool_compile(&c, NULL);
                 break;
@@ -361,6 +409,27 @@ static void install_mce(const Scratch *s) {
         c.out = c.err = stderr;
         assert_int_equal(tool_install(&c, "mce", mce, "system"), 0);
         tool_paths_deinit(&c.paths);
+}
+
+/* Both states whole (cmocka's message would cut them short), and the lines that differ. */
+static void print_states(const char *before, const char *after) {
+        fprintf(stderr, "--- before\n%s\n--- after\n%s\n--- lines only before (-) or after (+)\n",
+                before, after);
+        for (int side = 0; side < 2; side++) {
+                const char *text = side ? after : before, *other = side ? before : after;
+
+                for (const char *line = text, *end; *line; line = end + 1) {
+                        _cleanup_free_ char *needle = NULL;
+
+                        end = strchrnul(line, '\n');
+                        needle = strndup(line, (size_t) (end - line) + (*end ? 1 : 0));
+                        assert_non_null(needle);
+                        if (!strstr(other, needle))
+                                fprintf(stderr, "%c%s", side ? '+' : '-', needle);
+                        if (!*end)
+                                break;
+                }
+        }
 }
 
 /*
@@ -409,9 +478,10 @@ static unsigned fail_each_step(const Scratch *s, Operation operation, Operation 
                                 assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
                 }
                 after = describe(s);
-                if (strcmp(after, before) != 0)
-                        fail_msg("failing call %u of %u changed the state:\n--- before\n%s\n--- after\n%s",
-                                 n, total, before, after);
+                if (strcmp(after, before) != 0) {
+                        print_states(before, after);
+                        fail_msg("failing call %u of %u changed the state", n, total);
+                }
         }
         return failed;
 }
@@ -457,9 +527,10 @@ static unsigned crash_each_step(const Scratch *s, Operation operation, Operation
                 assert_int_equal(run_operation(s, OPERATION_RECOVER), 0);
                 assert_false(journal_exists(s));
                 after = describe(s);
-                if (strcmp(after, before) != 0)
-                        fail_msg("crash at call %u, then recovery, changed the state:\n--- before\n%s\n"
-                                 "--- after\n%s", n, before, after);
+                if (strcmp(after, before) != 0) {
+                        print_states(before, after);
+                        fail_msg("crash at call %u, then recovery, changed the state", n);
+                }
         }
         {
                 _cleanup_free_ char *end = describe(s);
@@ -478,6 +549,110 @@ static void test_crash_at_every_step_recovers(void **state) {
         assert_true(crash_each_step(s, OPERATION_UPGRADE_MAPS, OPERATION_INSTALL_MAPS) > 5);
         assert_true(crash_each_step(s, OPERATION_REMOVE_MAPS, OPERATION_INSTALL_MAPS) > 5);
         assert_int_equal(run_operation(s, OPERATION_REMOVE_MAPS), 0);
+}
+
+/* "MD5  path" for dpkg's md5sums. */
+static void md5sums_line(FILE *f, const Scratch *s, const char *name) {
+        _cleanup_free_ char *path = fileio_join(s->root, name);
+        ImaDigests digests;
+
+        assert_int_equal(ima_digest_file(path, &digests), 0);
+        for (size_t i = 0; i < MD5_DIGEST_SIZE; i++)
+                fprintf(f, "%02x", digests.md5[i]);
+        fprintf(f, "  %s\n", name);
+}
+
+/*
+ * dpkg's view of package maps, as after its unpack: a status entry, the
+ * file list (the binary, two documents, a conffile, directories, a file
+ * that is gone) and md5sums (not for the conffile), and the manifest
+ * dh_mssf ships. NEWS carries a foreign security.ima.
+ */
+static void setup_dpkg(const Scratch *s) {
+        _cleanup_free_ char *info = fileio_join(s->root, "var/lib/dpkg/info");
+        _cleanup_free_ char *doc = fileio_join(s->root, "usr/share/doc/maps");
+        _cleanup_free_ char *etc = fileio_join(s->root, "etc");
+        _cleanup_free_ char *aegis = fileio_join(s->root, "usr/share/mssf/aegis");
+        _cleanup_free_ char *dpkg = fileio_join(s->root, "var/lib/dpkg");
+        _cleanup_free_ char *md5sums = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        assert_int_equal(fileio_mkdir_p(info, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(doc, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(etc, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(aegis, 0755), 0);
+        write_text(doc, "README", "read me\n");
+        write_text(doc, "NEWS", "news\n");
+        write_text(etc, "maps.conf", "zoom=3\n");
+        write_text(aegis, "maps.aegis", maps_xml);
+        write_text(dpkg, "status", "Package: maps\nStatus: install ok unpacked\nVersion: 1\n"
+                   "Architecture: all\nMaintainer: t <t@example.org>\nDescription: t\n");
+        write_text(info, "maps.list", "/.\n/etc\n/etc/maps.conf\n/usr\n/usr/bin\n/usr/bin/maps\n"
+                   "/usr/share/doc/maps\n/usr/share/doc/maps/README\n"
+                   "/usr/share/doc/maps/NEWS\n/usr/share/doc/maps/gone\n");
+        f = open_memstream(&md5sums, &size);
+        assert_non_null(f);
+        md5sums_line(f, s, "usr/bin/maps");
+        md5sums_line(f, s, "usr/share/doc/maps/README");
+        md5sums_line(f, s, "usr/share/doc/maps/NEWS");
+        assert_int_equal(fclose(f), 0);
+        write_text(info, "maps.md5sums", md5sums);
+        stamp_foreign_ima(s);
+}
+
+/* Whether path (under the root) has a security.ima that is the hash of its content. */
+static bool has_own_ima(const Scratch *s, const char *name) {
+        _cleanup_free_ char *path = fileio_join(s->root, name);
+        uint8_t value[IMA_VALUE_SIZE + 1];
+        ImaDigests digests;
+        ssize_t n = getxattr(path, IMA_XATTR, value, sizeof(value));
+
+        assert_int_equal(ima_digest_file(path, &digests), 0);
+        return n >= 0 && ima_value_equal(value, (size_t) n, digests.value);
+}
+
+/*
+ * dpkg configure and remove touch every regular file dpkg lists, not only
+ * the manifest's binary; a crash at any step of either must be undone for
+ * all of them, to the very value each had before.
+ */
+static void test_dpkg_crash_at_every_step_recovers(void **state) {
+        const Scratch *s = *state;
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        setup_dpkg(s);
+        /* The fixture is what the test says it is: configure hashes the listed files. */
+        assert_int_equal(run_operation(s, OPERATION_DPKG_CONFIGURE_MAPS), 0);
+        assert_true(has_own_ima(s, "usr/bin/maps"));
+        assert_true(has_own_ima(s, "usr/share/doc/maps/README"));
+        assert_true(has_own_ima(s, "usr/share/doc/maps/NEWS"));
+        assert_true(has_own_ima(s, "etc/maps.conf"));
+        assert_int_equal(run_operation(s, OPERATION_DPKG_UNDO_CONFIGURE), 0);
+        assert_false(has_own_ima(s, "usr/share/doc/maps/README"));
+
+        assert_true(crash_each_step(s, OPERATION_DPKG_CONFIGURE_MAPS,
+                                    OPERATION_DPKG_UNDO_CONFIGURE) > 5);
+        assert_int_equal(run_operation(s, OPERATION_DPKG_CONFIGURE_MAPS), 0);
+        assert_true(crash_each_step(s, OPERATION_DPKG_REMOVE_MAPS,
+                                    OPERATION_DPKG_CONFIGURE_MAPS) > 5);
+        assert_int_equal(run_operation(s, OPERATION_DPKG_UNDO_CONFIGURE), 0);
+}
+
+/* The same for failures: the rollback puts every listed file's value back. */
+static void test_dpkg_fails_cleanly_at_every_step(void **state) {
+        const Scratch *s = *state;
+
+        if (!security_xattrs_work(s->root))
+                skip();
+        setup_dpkg(s);
+        assert_true(fail_each_step(s, OPERATION_DPKG_CONFIGURE_MAPS, OPERATION_DPKG_UNDO_CONFIGURE,
+                                   NULL) > 5);
+        assert_int_equal(run_operation(s, OPERATION_DPKG_CONFIGURE_MAPS), 0);
+        assert_true(fail_each_step(s, OPERATION_DPKG_REMOVE_MAPS, OPERATION_DPKG_CONFIGURE_MAPS,
+                                   NULL) > 5);
+        assert_int_equal(run_operation(s, OPERATION_DPKG_UNDO_CONFIGURE), 0);
 }
 
 static void test_install_fails_cleanly_at_every_step(void **state) {
@@ -536,6 +711,8 @@ int main(void) {
                 cmocka_unit_test(test_upgrade_fails_cleanly_at_every_step),
                 cmocka_unit_test(test_remove_fails_cleanly_at_every_step),
                 cmocka_unit_test(test_crash_at_every_step_recovers),
+                cmocka_unit_test(test_dpkg_fails_cleanly_at_every_step),
+                cmocka_unit_test(test_dpkg_crash_at_every_step_recovers),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
