@@ -11,8 +11,9 @@
  * against the device maker's keyrings, and maps the first one the device
  * maker's repositories.conf names to an origin. The answer is written to
  * APT_ORIGIN_DIR/PACKAGE for `mssf-policy dpkg configure`, bound to the
- * version, the architecture and the SHA256 of the manifest inside the
- * file, so it cannot be used for any other file.
+ * version, the architecture, the SHA256 of the manifest inside the file
+ * and that of its md5sums member (every file it ships but conffiles, by
+ * MD5), so it cannot be used for any other file.
  *
  * Nothing here comes from the package: not its control fields, not its
  * scripts (they have not run yet), not its manifest (only hashed). A file
@@ -48,6 +49,7 @@ typedef struct Candidate {
         char deb_sha256[SHA256_HEX_SIZE];
         uint64_t deb_size;
         char manifest_sha256[SHA256_HEX_SIZE];
+        char md5sums_sha256[SHA256_HEX_SIZE];   /* its md5sums member: what dpkg will keep */
 } Candidate;
 
 typedef struct Hook {
@@ -199,20 +201,25 @@ static bool lists_manifest(const char *md5sums, const char *package) {
         return false;
 }
 
-/* The manifest inside the .deb, through dpkg-deb and tar: 0 and its hash, 1 when it has none. */
+/*
+ * The manifest inside the .deb, through dpkg-deb and tar: 0 and its hash
+ * (and the hash of the md5sums member, which binds the record to the
+ * file's contents), 1 when it has none.
+ */
 static int hash_manifest(Hook *h, Candidate *cand) {
         _cleanup_free_ char *md5sums = NULL, *member = NULL, *data = NULL, *err = NULL, *err2 = NULL;
         char *info[] = { (char *) "dpkg-deb", (char *) "--info", cand->deb, (char *) "md5sums", NULL };
         char *fsys[] = { (char *) "dpkg-deb", (char *) "--fsys-tarfile", cand->deb, NULL };
-        size_t size = 0;
+        size_t size = 0, md5sums_size = 0;
         Spawned deb;
         int status = 0, status2 = 0, r;
 
-        r = spawn_capture(info, 64u << 20, &md5sums, NULL, &status, NULL);
+        r = spawn_capture(info, 64u << 20, &md5sums, &md5sums_size, &status, NULL);
         if (r < 0)
                 return r;
         if (status != 0 || !lists_manifest(md5sums, cand->package))
                 return 1;
+        sha256_hex(md5sums, md5sums_size, cand->md5sums_sha256);
         if (asprintf(&member, "./" AEGIS_MEMBER "%s.aegis", cand->package) < 0)
                 return -ENOMEM;
         r = spawn_start(fsys, -1, &deb);
@@ -305,6 +312,7 @@ static int record(Hook *h, const Candidate *cand, const Verdict *v) {
                 .version = cand->version,
                 .deb_sha256 = (char *) cand->deb_sha256,
                 .manifest_sha256 = (char *) cand->manifest_sha256,
+                .md5sums_sha256 = (char *) cand->md5sums_sha256,
                 .origin = v->repository ? v->repository->mssf_origin : NULL,
         };
         int r;

@@ -23,6 +23,7 @@ void apt_record_clear(AptRecord *record) {
         free(record->version);
         free(record->deb_sha256);
         free(record->manifest_sha256);
+        free(record->md5sums_sha256);
         free(record->origin);
         free(record->repository);
         *record = (AptRecord) {};
@@ -42,6 +43,7 @@ static const struct {
         { "Version", offsetof(AptRecord, version), true },
         { "Deb-SHA256", offsetof(AptRecord, deb_sha256), true },
         { "Manifest-SHA256", offsetof(AptRecord, manifest_sha256), true },
+        { "Md5sums-SHA256", offsetof(AptRecord, md5sums_sha256), false },
         { "Mssf-Origin", offsetof(AptRecord, origin), false },
         { "Repository", offsetof(AptRecord, repository), false },
 };

@@ -14,11 +14,18 @@
  *     Version: 1.0
  *     Deb-SHA256: 9f86d081...
  *     Manifest-SHA256: 3a7bd3e2...
+ *     Md5sums-SHA256: 5e884898...
  *     Mssf-Origin: system
  *     Repository: MSSF Test System / MSSF Test System (file:/srv/system ./)
  *
  * Mssf-Origin is absent when no repository the device maker maps vouched
- * for the file: the package then has the unknown origin.
+ * for the file: the package then has the unknown origin. Md5sums-SHA256
+ * is the SHA-256 of the file's md5sums member, which dpkg installs as
+ * info/PACKAGE.md5sums: configure uses the record only when that file is
+ * the same, so a record left behind by an interrupted apt run cannot
+ * lend its origin to another file of the same name, version and
+ * manifest given to dpkg later. Records written before it existed lack
+ * it and are used for nothing.
  */
 typedef struct AptRecord {
         char *package;
@@ -26,6 +33,7 @@ typedef struct AptRecord {
         char *version;
         char *deb_sha256;
         char *manifest_sha256;
+        char *md5sums_sha256;           /* (nullable) a record of an older mssf-policy */
         char *origin;                   /* (nullable) unknown */
         char *repository;               /* (nullable) */
 } AptRecord;

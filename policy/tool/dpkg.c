@@ -17,10 +17,11 @@
  * `mssf-policy apt-hook` wrote before dpkg ran (apt-hook.c): which
  * repository, verified by apt and by the device maker's keys, offered the
  * very file dpkg unpacked. The record is used only for the version,
- * architecture and manifest bytes it was made for, then removed; a
- * reconfigure of the same version keeps the origin it registered; anything
- * else (a .deb given to dpkg, an unmapped repository, a manifest that is
- * not the one apt verified) gets the unknown origin, which the built-in
+ * architecture, manifest bytes and md5sums it was made for, then removed;
+ * a reconfigure of the same unpack keeps the origin it registered;
+ * anything else (a .deb given to dpkg, even one of the same name, version
+ * and manifest; an unmapped repository; a manifest or files that are not
+ * the ones apt verified) gets the unknown origin, which the built-in
  * device policy grants nothing. docs/packaging.md has the threat model.
  *
  * Batching. A dpkg run that configures many packages must compile and
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +47,7 @@
 #include "install-plan.h"
 #include "install.h"
 #include "installed.h"
+#include "integrity.h"
 #include "manifest.h"
 #include "operations.h"
 #include "registration.h"
@@ -151,6 +154,43 @@ static bool same(const char *a, const char *b) {
         return a && b && strcmp(a, b) == 0;
 }
 
+/*
+ * What ties an origin to the files dpkg unpacked: the SHA-256 of
+ * info/PACKAGE.md5sums (apt's record carries that of the .deb it
+ * verified) and which unpack it was (registration.h: dpkg writes
+ * info/PACKAGE.list anew at every unpack). Empty when dpkg has no such
+ * file: then nothing is kept or taken from a record.
+ */
+typedef struct Unpack {
+        char md5sums_sha256[SHA256_HEX_SIZE];
+        char id[80];
+} Unpack;
+
+static int read_unpack(ToolContext *c, const char *package, Unpack *ret) {
+        _cleanup_free_ char *list = NULL, *md5sums = NULL, *text = NULL;
+        struct stat st;
+        size_t size = 0;
+        int r;
+
+        *ret = (Unpack) {};
+        r = integrity_dpkg_info_file(&c->paths, package, "list", &list);
+        if (r < 0)
+                return r;
+        if (list && stat(list, &st) == 0)
+                snprintf(ret->id, sizeof(ret->id), "%ju:%ju %lld.%09ld", (uintmax_t) st.st_dev,
+                         (uintmax_t) st.st_ino, (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+        r = integrity_dpkg_info_file(&c->paths, package, "md5sums", &md5sums);
+        if (r < 0 || !md5sums)
+                return r;
+        r = fileio_read(md5sums, &text, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        sha256_hex(text, size, ret->md5sums_sha256);
+        return 0;
+}
+
 /* The origin, and how it was established, for the package file being configured. */
 typedef struct Decision {
         const char *origin;             /* (not owned, nullable) unknown */
@@ -160,9 +200,12 @@ typedef struct Decision {
 } Decision;
 
 static Decision decide(const AptRecord *record, const Registration *old, const char *version,
-                       const char *arch, const char *sha256) {
-        if (record->package && same(record->version, version) && same(record->architecture, arch) &&
-            same(record->manifest_sha256, sha256))
+                       const char *arch, const char *sha256, const Unpack *unpack) {
+        bool record_fits = record->package && same(record->version, version) &&
+                           same(record->architecture, arch);
+
+        if (record_fits && same(record->manifest_sha256, sha256) && unpack->md5sums_sha256[0] &&
+            same(record->md5sums_sha256, unpack->md5sums_sha256))
                 return (Decision) {
                         .origin = record->origin,
                         .repository = record->repository,
@@ -172,10 +215,14 @@ static Decision decide(const AptRecord *record, const Registration *old, const c
                                 "file",
                 };
         if (registration_from_dpkg(old) && same(old->version, version) &&
-            same(old->architecture, arch) && same(old->manifest_sha256, sha256))
+            same(old->architecture, arch) && same(old->manifest_sha256, sha256) && unpack->id[0] &&
+            same(old->unpacked, unpack->id))
                 return (Decision) { .origin = old->origin, .repository = old->repository };
-        if (record->package && same(record->version, version) && same(record->architecture, arch))
+        if (record_fits && !same(record->manifest_sha256, sha256))
                 return (Decision) { .why_unknown = "its manifest is not the one apt verified" };
+        if (record_fits)
+                return (Decision) { .why_unknown = "its files are not the ones apt verified (its "
+                                                   "md5sums differ from the file apt checked)" };
         return (Decision) {
                 .why_unknown = "apt did not install this file from a verified repository "
                                "(a .deb given to dpkg, or apt without mssf-policy's hook)",
@@ -225,6 +272,14 @@ static void note_revocations(ToolContext *c, const InstallPlan *plan) {
 }
 
 /* Whether the registration on disk already says exactly this. */
+/* An origin file's text up to its Unpacked line, which registration_format() writes last. */
+static size_t registered_part(const char *text) {
+        const char *unpacked = strstr(text, "\nUnpacked: ");
+
+        return unpacked ? (size_t) (unpacked - text) + 1 : strlen(text);
+}
+
+/* Whether the registration says what it said before: a new unpack of the same file is no news. */
 static bool unchanged(const ToolContext *c, const InstallPlan *plan) {
         _cleanup_free_ char *manifest_path = installed_manifest_path(&c->paths, plan->package);
         _cleanup_free_ char *origin_path = installed_origin_path(&c->paths, plan->package);
@@ -237,7 +292,8 @@ static bool unchanged(const ToolContext *c, const InstallPlan *plan) {
                 return false;
         return manifest_size == plan->manifest_size &&
                memcmp(manifest, plan->manifest_data, manifest_size) == 0 &&
-               strcmp(origin, plan->origin_file) == 0;
+               registered_part(origin) == registered_part(plan->origin_file) &&
+               memcmp(origin, plan->origin_file, registered_part(origin)) == 0;
 }
 
 static void note_registered(ToolContext *c, const char *package, const char *version,
@@ -258,6 +314,7 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
         _cleanup_free_ char *path = NULL, *data = NULL;
         char sha256[SHA256_HEX_SIZE];
         Registration reg;
+        Unpack unpack;
         size_t size = 0;
         int r;
 
@@ -278,7 +335,10 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
                 *old = (Registration) {};
         else if (r < 0)
                 return r;
-        *ret_decision = decide(record, old, version, arch, sha256);
+        r = read_unpack(c, package, &unpack);
+        if (r < 0)
+                return r;
+        *ret_decision = decide(record, old, version, arch, sha256, &unpack);
         r = install_plan_set_manifest(plan, TAKE_PTR(data), size, path, ret_decision->origin,
                                       c->diag);
         if (r != 0)
@@ -289,6 +349,7 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
                 .architecture = (char *) arch,
                 .manifest_sha256 = sha256,
                 .repository = (char *) ret_decision->repository,
+                .unpacked = unpack.id[0] ? unpack.id : NULL,
         };
         r = registration_format(&reg, &plan->origin_file);
         if (r < 0)

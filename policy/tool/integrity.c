@@ -536,3 +536,7 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
         }
         return 0;
 }
+
+int integrity_dpkg_info_file(const ToolPaths *paths, const char *package, const char *suffix, char **ret) {
+        return dpkg_info_file(paths, package, suffix, ret);
+}

@@ -95,5 +95,7 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
 
 /* dpkg's admin directory for these paths (allocated): ROOT/var/lib/dpkg, $DPKG_ADMINDIR, /var/lib/dpkg. */
 char *integrity_dpkg_admindir(const ToolPaths *paths);
+/* ADMINDIR/info/PACKAGE.SUFFIX, or PACKAGE:ARCH.SUFFIX (Multi-Arch: same): 0 and *ret (NULL if none). */
+int integrity_dpkg_info_file(const ToolPaths *paths, const char *package, const char *suffix, char **ret);
 
 DEFINE_CLEANUP(IntegrityPlan *, integrity_plan_free);

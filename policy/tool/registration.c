@@ -22,6 +22,7 @@ void registration_clear(Registration *reg) {
         free(reg->architecture);
         free(reg->manifest_sha256);
         free(reg->repository);
+        free(reg->unpacked);
         *reg = (Registration) {};
 }
 
@@ -50,7 +51,7 @@ static int take(const Deb822Paragraph *p, const char *name, char **ret) {
 
 static int fields_of(const Deb822Paragraph *p, void *userdata) {
         static const char *const known[] = {
-                "Version", "Architecture", "Manifest-SHA256", "Repository",
+                "Version", "Architecture", "Manifest-SHA256", "Repository", "Unpacked",
         };
         Registration *reg = userdata;
         int r;
@@ -72,6 +73,8 @@ static int fields_of(const Deb822Paragraph *p, void *userdata) {
                 r = take(p, "Manifest-SHA256", &reg->manifest_sha256);
         if (r == 0)
                 r = take(p, "Repository", &reg->repository);
+        if (r == 0)
+                r = take(p, "Unpacked", &reg->unpacked);
         if (r == 0 && (!reg->version || !reg->architecture || !reg->manifest_sha256))
                 r = REGISTRATION_E_INVALID;
         return r;
@@ -123,6 +126,8 @@ int registration_format(const Registration *reg, char **ret) {
                         reg->manifest_sha256 ? reg->manifest_sha256 : "");
                 if (reg->repository)
                         fprintf(f, "Repository: %s\n", reg->repository);
+                if (reg->unpacked)
+                        fprintf(f, "Unpacked: %s\n", reg->unpacked);
         }
         if (fclose(f) != 0)
                 return -ENOMEM;

@@ -15,10 +15,17 @@
  *     Architecture: amd64
  *     Manifest-SHA256: 3a7bd3e2...
  *     Repository: MSSF Test System / MSSF Test System (file:/srv/repo ./)
+ *     Unpacked: 2049:1835012 1733390000.123456789
  *
  * Version, Architecture and Manifest-SHA256 say which package file the
- * origin was established for: a reconfigure of that same version keeps
- * it, anything else must prove its origin again (docs/packaging.md).
+ * origin was established for; Unpacked says which unpack of it: the
+ * device and inode of dpkg's info/PACKAGE.list and its change time, which
+ * dpkg writes anew at every unpack. A reconfigure of that same unpack
+ * (dpkg-reconfigure, dpkg --configure -a after a crash) keeps the origin;
+ * anything else, a .deb of the same name, version and manifest given to
+ * dpkg included, must prove its origin again (docs/packaging.md).
+ * Registrations written before Unpacked existed lack it: theirs is
+ * proven again too.
  */
 typedef struct Registration {
         char *origin;                   /* (nullable) unknown */
@@ -26,6 +33,7 @@ typedef struct Registration {
         char *architecture;             /* (nullable) */
         char *manifest_sha256;          /* (nullable) */
         char *repository;               /* (nullable) how the origin was established */
+        char *unpacked;                 /* (nullable) which unpack, as above */
 } Registration;
 
 enum {

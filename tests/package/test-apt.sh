@@ -177,6 +177,41 @@ apt_in_root install --reinstall mssf-test-store-app || { cat "$work/apt.log"; fa
 check_no_grep "a reinstall that changes nothing is quiet" 'registered|revoked|error' "$work/apt.log"
 check "policy.db is unchanged" "$db" "$(sha256sum <"$root/var/lib/mssf/policy.db")"
 check "the bus did not reload" "$before" "$(reloads)"
+# dpkg-reconfigure runs the same unpack's configure again: the origin stays.
+inroot dpkg-reconfigure mssf-test-store-app >"$work/dpkg.log" 2>&1 ||
+    { cat "$work/dpkg.log"; fail_now "dpkg-reconfigure"; }
+check "a reconfigure keeps the origin" thirdparty \
+    "$(inroot mssf-policy list | awk '$1 == "mssf-test-store-app" { print $2 }')"
+# A .deb of the same name, version and manifest, with another binary, given
+# to dpkg over the store's package: nothing of the store's origin carries over.
+mkdir -p "$work/tampered"
+dpkg-deb -R "$b1"/mssf-test-store-app_1.0_all.deb "$work/tampered/x"
+exe=$(cd "$work/tampered/x" && find usr/bin -type f | head -n 1)
+[ -n "$exe" ] || fail_now "the store app ships no binary under /usr/bin"
+printf '#!/bin/sh\necho tampered\n' >"$work/tampered/x/$exe"
+(cd "$work/tampered/x" && find . -type f ! -path './DEBIAN/*' -printf '%P\n' | sort |
+    xargs md5sum >DEBIAN/md5sums)
+dpkg-deb -b "$work/tampered/x" "$root/tmp/tampered.deb" >/dev/null
+inroot dpkg -i /tmp/tampered.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail_now "dpkg -i tampered"; }
+check_grep "the same version with another binary, given to dpkg, has the unknown origin" \
+    '^mssf-policy: mssf-test-store-app 1.0 registered with the unknown origin: apt did not install' \
+    "$work/dpkg.log"
+check "and holds no Cellular" "" "$(cat "$rules/mssf-mssf-test-store-app" 2>/dev/null | grep -v '^#')"
+# apt's hook ran for the store's file, and apt stopped before dpkg unpacked
+# it: the record it left does not lend its origin to the tampered file.
+apt_in_root install --reinstall mssf-test-store-app || { cat "$work/apt.log"; fail_now "apt-get reinstall"; }
+printf 'VERSION 3\n\nmssf-test-store-app 1.0 all same < 1.0 all same /srv/store/mssf-test-store-app_1.0_all.deb\n' |
+    inroot mssf-policy apt-hook >"$work/hook.log" 2>&1 || { cat "$work/hook.log"; fail_now "apt-hook by hand"; }
+check_grep "the hook vouches for the store's file" '^mssf-policy: mssf-test-store-app 1.0: origin thirdparty' \
+    "$work/hook.log"
+inroot dpkg -i /tmp/tampered.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail_now "dpkg -i tampered"; }
+check_grep "a record for the verified file does not fit the tampered one" \
+    '^mssf-policy: mssf-test-store-app 1.0 registered with the unknown origin: its files are not the ones apt verified' \
+    "$work/dpkg.log"
+check "no Cellular" "" "$(cat "$rules/mssf-mssf-test-store-app" 2>/dev/null | grep -v '^#')"
+apt_in_root install --reinstall mssf-test-store-app || { cat "$work/apt.log"; fail_now "apt-get reinstall"; }
+check "through apt the store's file is the store's again" thirdparty \
+    "$(inroot mssf-policy list | awk '$1 == "mssf-test-store-app" { print $2 }')"
 
 # ---- 5. a failed configure changes nothing and says why ----
 snapshot() {

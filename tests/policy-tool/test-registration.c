@@ -47,6 +47,17 @@ static void test_origin_file(void **state) {
                                   "Repository: A / B, file:/srv ./ Packages\n");
         free(text);
         registration_clear(&reg);
+        /* Which unpack the origin was established for: kept, written last. */
+        assert_int_equal(parse("system\nVersion: 1\nArchitecture: all\nManifest-SHA256: ab\n"
+                               "Unpacked: 2049:77 1733390000.000000001\n", &reg), 0);
+        assert_string_equal(reg.unpacked, "2049:77 1733390000.000000001");
+        assert_int_equal(registration_format(&reg, &text), 0);
+        assert_string_equal(text, "system\nVersion: 1\nArchitecture: all\nManifest-SHA256: ab\n"
+                                  "Unpacked: 2049:77 1733390000.000000001\n");
+        free(text);
+        registration_clear(&reg);
+        assert_int_equal(parse("system\nVersion: 1\nArchitecture: all\nManifest-SHA256: ab\n"
+                               "Unpacked: 1\x01\n", &reg), REGISTRATION_E_INVALID);
 
         /* What is not an origin file is refused, not read as "no origin". */
         assert_int_equal(parse("two words\n", &reg), REGISTRATION_E_INVALID);
@@ -98,8 +109,8 @@ static void test_apt_record(void **state) {
         AptRecord rec = {
                 .package = (char *) "app", .architecture = (char *) "all",
                 .version = (char *) "1.0", .deb_sha256 = (char *) "00",
-                .manifest_sha256 = (char *) "11", .origin = (char *) "system",
-                .repository = (char *) "R",
+                .manifest_sha256 = (char *) "11", .md5sums_sha256 = (char *) "22",
+                .origin = (char *) "system", .repository = (char *) "R",
         }, back;
 
         assert_int_equal(apt_record_read(&paths, "app", &back), 0);
@@ -108,6 +119,13 @@ static void test_apt_record(void **state) {
         assert_int_equal(apt_record_read(&paths, "app", &back), 0);
         assert_string_equal(back.origin, "system");
         assert_string_equal(back.manifest_sha256, "11");
+        assert_string_equal(back.md5sums_sha256, "22");
+        apt_record_clear(&back);
+        /* A record of an older mssf-policy, without Md5sums-SHA256, still reads (and binds nothing). */
+        tool_fixture_write(paths.apt_origin_dir, "app", "Package: app\nArchitecture: all\n"
+                           "Version: 1\nDeb-SHA256: 0\nManifest-SHA256: 1\n");
+        assert_int_equal(apt_record_read(&paths, "app", &back), 0);
+        assert_null(back.md5sums_sha256);
         apt_record_clear(&back);
         rec.origin = NULL;
         assert_int_equal(apt_record_write(&paths, &rec), 0);
