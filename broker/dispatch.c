@@ -38,7 +38,10 @@
  * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
  * reply is refused whatever busconfig says (AccessDenied to its sender):
  * the caller's library would take one carrying a pending call's serial as
- * that call's answer (issue 17, forged replies).
+ * that call's answer (issue 17, forged replies). A requested reply that
+ * mediation refuses for a descriptor its caller could not receive has
+ * already taken its slot: the caller is answered AccessDenied, and the
+ * replier too (dispatch_unreceivable_reply()).
  *
  * Flow control (issue 13): each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full

@@ -8,7 +8,10 @@
  * NULL, messages from it with sender == NULL. Monitors' copies pass too
  * (MEDIATE_ROUTE_MONITOR): like an eavesdropper, a monitor gets a copy
  * only if its label could have received the message as its recipient,
- * descriptors included.
+ * descriptors included. With Smack, the recipient of a unicast or a
+ * reply is spared a descriptor its kernel would certainly refuse (which
+ * would make its library hang up): the message is refused instead
+ * (MEDIATE_E_UNRECEIVABLE, recipient_receives_fds()).
  *
  * The decision itself is broker/security's (busconfig <policy> first, then
  * MSSF mediation by Smack label and token, see broker/mediation for the
