@@ -19,8 +19,9 @@
  *
  * Errors: whatever went wrong for a message with a destination (a
  * policy denial, no owner, a full queue, fds the recipient cannot take
- * or, with Smack, could not receive, a reply nobody may send) is answered to its sender with an error from
- * the driver, whatever its type and flags: a method call with
+ * or, with Smack, could not receive, a reply nobody may send) is
+ * answered to its sender with an error from the driver, whatever its
+ * type and flags: a method call with
  * NO_REPLY_EXPECTED, a unicast signal, a method return or an error get
  * one too, exactly as from dbus-daemon. Broadcasts and observers' copies
  * are never answered (monitors see the error instead, dispatch-observe.c;
