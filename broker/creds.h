@@ -1,6 +1,7 @@
 /* Peer credentials, read from the kernel once when a connection is accepted. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,6 +17,7 @@ typedef struct Creds {
         int pidfd;              /* (owned) SO_PEERPIDFD, -1 when the kernel has none */
         gid_t *nss_groups;      /* (owned, nullable) creds_nss_groups(), once the connection authenticated */
         size_t n_nss_groups;
+        bool mac_override;      /* CAP_MAC_OVERRIDE effective at connect (creds-caps.h); read only with Smack */
 } Creds;
 
 #define CREDS_NULL ((Creds) { .pidfd = -1 })

@@ -18,9 +18,10 @@
  * mediate_message() first, with its route.
  *
  * Errors: whatever went wrong for a message with a destination (a
- * policy denial, no owner, a full queue, fds the recipient cannot take,
- * a reply nobody may send) is answered to its sender with an error from
- * the driver, whatever its type and flags: a method call with
+ * policy denial, no owner, a full queue, fds the recipient cannot take
+ * or, with Smack, could not receive, a reply nobody may send) is
+ * answered to its sender with an error from the driver, whatever its
+ * type and flags: a method call with
  * NO_REPLY_EXPECTED, a unicast signal, a method return or an error get
  * one too, exactly as from dbus-daemon. Broadcasts and observers' copies
  * are never answered (monitors see the error instead, dispatch-observe.c;
@@ -38,7 +39,10 @@
  * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
  * reply is refused whatever busconfig says (AccessDenied to its sender):
  * the caller's library would take one carrying a pending call's serial as
- * that call's answer (issue 17, forged replies).
+ * that call's answer (issue 17, forged replies). A requested reply that
+ * mediation refuses for a descriptor its caller could not receive has
+ * already taken its slot: the caller is answered AccessDenied, and the
+ * replier too (dispatch_unreceivable_reply()).
  *
  * Flow control (issue 13): each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
@@ -384,6 +388,25 @@ static int dispatch_unrequested_reply(Bus *bus, Peer *sender, Peer *recipient, M
 }
 
 /*
+ * A requested reply refused for a descriptor its caller could not receive
+ * (mediate_message(): MEDIATE_E_UNRECEIVABLE): its slot is already taken,
+ * so the caller would wait for nothing; it gets AccessDenied instead, and
+ * the replier the bus's answer to any undelivered message.
+ */
+static int dispatch_unreceivable_reply(Bus *bus, Peer *sender, Peer *recipient, Message *m,
+                                       const MediateVerdict *verdict) {
+        char text[sizeof(verdict->text) + 64];
+        int r;
+
+        snprintf(text, sizeof(text), "The reply from \"%s\" was withheld: %s", sender->unique_name,
+                 verdict->text);
+        r = dispatch_error_to_caller(bus, recipient, message_get_reply_serial(m), verdict->error, text);
+        if (r < 0)
+                return r;
+        return bus_reply_error(bus, sender, m, verdict->error, "%s", verdict->text);
+}
+
+/*
  * To recipient, the owner of m's destination. A reply that takes a slot
  * is a requested one (and *call what the slot kept); any other reply is
  * judged as unrequested. captured: monitors saw m already (a message
@@ -409,8 +432,11 @@ static int dispatch_unicast(Bus *bus, Peer *sender, Peer *recipient, Message *m,
                 dispatch_capture(bus, m, sender, recipient, &filter);
         if (dispatch_is_reply(m) && !requested && bus_mediates(bus))
                 return dispatch_unrequested_reply(bus, sender, recipient, m);
-        if (mediate_message(sender, recipient, m, requested ? MEDIATE_ROUTE_REPLY : MEDIATE_ROUTE_UNICAST,
-                            &verdict) != 0)
+        r = mediate_message(sender, recipient, m, requested ? MEDIATE_ROUTE_REPLY : MEDIATE_ROUTE_UNICAST,
+                            &verdict);
+        if (r == MEDIATE_E_UNRECEIVABLE && requested)
+                return dispatch_unreceivable_reply(bus, sender, recipient, m, &verdict);
+        if (r != 0)
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         if (dispatch_expects_reply(m)) {
                 r = dispatch_expect_reply(bus, sender, recipient, m, &verdict.needs);

@@ -8,7 +8,10 @@
  * NULL, messages from it with sender == NULL. Monitors' copies pass too
  * (MEDIATE_ROUTE_MONITOR): like an eavesdropper, a monitor gets a copy
  * only if its label could have received the message as its recipient,
- * descriptors included.
+ * descriptors included. With Smack, the recipient of a unicast or a
+ * reply is spared a descriptor its kernel would certainly refuse (which
+ * would make its library hang up): the message is refused instead
+ * (MEDIATE_E_UNRECEIVABLE, recipient_receives_fds()).
  *
  * The decision itself is broker/security's (busconfig <policy> first, then
  * MSSF mediation by Smack label and token, see broker/mediation for the
@@ -61,25 +64,39 @@ static const char *or_empty(const char *s) {
         return s ? s : "";
 }
 
-static void log_denial(const SecurityVerdict *v, const Peer *sender, const Peer *receiver) {
-        char label[300], token[300], destination[300], member[560], reason[64], from[64], to[64];
-        const MediationVerdict *m = &v->mssf;
-        bool mssf = v->layer == SECURITY_LAYER_MSSF;
+/* One denial in the journal: the MSSF_* fields of mediation.h, and who sent to whom. */
+static void log_denial_fields(int priority, const char *label, const char *token, const char *destination,
+                              const char *member, const char *reason, const Peer *sender,
+                              const Peer *receiver, const char *text) {
+        char label_field[300], token_field[300], destination_field[300], member_field[560];
+        char reason_field[64], from[64], to[64];
         uint64_t held = 0;
 
         if (!ratelimit_below(&denial_log, loop_now(), &held))
                 return;
         if (held > 0)
                 log_warning("%llu more denials were not logged (rate limit)", (unsigned long long) held);
-        snprintf(label, sizeof(label), "MSSF_LABEL=%s", mssf ? or_empty(m->label) : "");
-        snprintf(token, sizeof(token), "MSSF_TOKEN=%s", mssf ? or_empty(m->token) : "");
-        snprintf(destination, sizeof(destination), "MSSF_DESTINATION=%s", mssf ? or_empty(m->destination) : "");
-        snprintf(member, sizeof(member), "MSSF_MEMBER=%s", mssf ? m->member : "");
-        snprintf(reason, sizeof(reason), "MSSF_REASON=%s", mssf ? mediation_reason_to_string(m->reason) : "busconfig");
+        snprintf(label_field, sizeof(label_field), "MSSF_LABEL=%s", label);
+        snprintf(token_field, sizeof(token_field), "MSSF_TOKEN=%s", token);
+        snprintf(destination_field, sizeof(destination_field), "MSSF_DESTINATION=%s", destination);
+        snprintf(member_field, sizeof(member_field), "MSSF_MEMBER=%s", member);
+        snprintf(reason_field, sizeof(reason_field), "MSSF_REASON=%s", reason);
         snprintf(from, sizeof(from), "MSSF_SENDER=%s", sender ? sender->unique_name : BUS_DRIVER_NAME);
         snprintf(to, sizeof(to), "MSSF_RECEIVER=%s", receiver ? receiver->unique_name : BUS_DRIVER_NAME);
-        const char *const fields[] = { label, token, destination, member, reason, from, to, NULL };
-        log_fields(mssf ? LOG_WARNING : LOG_NOTICE, 0, fields, "%s", v->text);
+        const char *const fields[] = { label_field, token_field, destination_field, member_field, reason_field,
+                                       from, to, NULL };
+        log_fields(priority, 0, fields, "%s", text);
+}
+
+static void log_denial(const SecurityVerdict *v, const Peer *sender, const Peer *receiver) {
+        const MediationVerdict *m = &v->mssf;
+
+        if (v->layer != SECURITY_LAYER_MSSF) {
+                log_denial_fields(LOG_NOTICE, "", "", "", "", "busconfig", sender, receiver, v->text);
+                return;
+        }
+        log_denial_fields(LOG_WARNING, or_empty(m->label), or_empty(m->token), or_empty(m->destination),
+                          m->member, or_empty(mediation_reason_to_string(m->reason)), sender, receiver, v->text);
 }
 
 static int deny(const SecurityVerdict *v, const Peer *sender, const Peer *receiver,
@@ -89,6 +106,35 @@ static int deny(const SecurityVerdict *v, const Peer *sender, const Peer *receiv
         /* dbus-daemon logs busconfig denials on the system bus, and those its log="true" rules ask for. */
         log_denial(v, sender, receiver);
         return MEDIATE_E_DENIED;
+}
+
+/* "interface.member" of m, or its member, or "" (a reply): the log's MSSF_MEMBER. */
+static void message_member(Message *m, char *buffer, size_t size) {
+        const char *interface = message_get_interface(m), *member = message_get_member(m);
+
+        snprintf(buffer, size, "%s%s%s", interface ? interface : "", interface && member ? "." : "",
+                 member ? member : "");
+}
+
+/*
+ * recipient_receives_fds() said no (judged: a label was read, so set):
+ * the sender's AccessDenied names both labels, logged like any denial.
+ */
+static int deny_fd(const Peer *sender, const Peer *recipient, Message *m, size_t index,
+                   const SmackFdLabel *judged, MediateVerdict *ret_verdict) {
+        const char *label = recipient->security.mssf.label->text;
+        const char *destination = message_get_destination(m);
+        char member[512];
+
+        ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
+        snprintf(ret_verdict->text, sizeof(ret_verdict->text),
+                 "Rejected a message for \"%s\" (Smack label \"%s\"): its descriptor %zu is labelled \"%s\", "
+                 "to which that label has no \"%s\" access, so the recipient's kernel would refuse it",
+                 recipient->unique_name, label, index, judged->label->text, judged->access);
+        message_member(m, member, sizeof(member));
+        log_denial_fields(LOG_WARNING, label, "", destination ? destination : recipient->unique_name, member,
+                          "fd", sender, recipient, ret_verdict->text);
+        return MEDIATE_E_UNRECEIVABLE;
 }
 
 /*
@@ -120,6 +166,42 @@ static int observer_receives_fds(const Peer *observer, Message *m, MediateVerdic
         return 0;
 }
 
+/*
+ * A unicast (a call, a signal, a reply) carrying a descriptor its
+ * recipient could certainly not receive: refused here, with an error its
+ * sender can read, instead of delivered to a recipient whose kernel
+ * refuses it at recvmsg() (smack_file_receive), whose library then hangs
+ * up, so that any app whose label reaches a service could disconnect it
+ * (issue 17, found re-attacking). Certainly: the descriptor's label was
+ * read and the Smack rules deny the recipient's label the access its mode
+ * needs, and the recipient did not hold CAP_MAC_OVERRIDE when it
+ * connected (creds-caps.c), with which the kernel lets anything through.
+ * A descriptor whose label cannot be read through it (an O_PATH one, an
+ * inode the kernel keeps private such as an eventfd's), or an oracle that
+ * could not answer, is delivered and judged by the kernel at receipt, as
+ * before: refusing it would refuse descriptors the kernel lets through
+ * (floor-labelled anonymous inodes), and the worst that delivery does is
+ * what every bus did. Observers are judged apart, by label alone and
+ * failing closed (observer_receives_fds()).
+ */
+static int recipient_receives_fds(const Peer *sender, const Peer *recipient, Message *m,
+                                  MediateVerdict *ret_verdict) {
+        SmackOracle *oracle = security_get_oracle(recipient->bus->security);
+        const SmackLabel *label = recipient->security.mssf.label;
+        size_t n_fds = 0;
+        const int *fds = message_get_unix_fds(m, &n_fds);
+
+        if (n_fds == 0 || !oracle || !smack_oracle_has_smack(oracle) || !label || recipient->creds.mac_override)
+                return 0;
+        for (size_t i = 0; i < n_fds; i++) {
+                SmackFdLabel judged;
+
+                if (smack_fd_check(oracle, label, fds[i], &judged) == SMACK_FD_E_DENIED)
+                        return deny_fd(sender, recipient, m, i, &judged, ret_verdict);
+        }
+        return 0;
+}
+
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict) {
         const Peer *any = sender ? sender : receiver;
@@ -135,6 +217,8 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
                 ret_verdict->needs = v.mssf.needs;
                 if ((route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) && receiver)
                         return observer_receives_fds(receiver, m, ret_verdict);
+                if ((route == MEDIATE_ROUTE_UNICAST || route == MEDIATE_ROUTE_REPLY) && receiver)
+                        return recipient_receives_fds(sender, receiver, m, ret_verdict);
                 return 0;
         }
         if (route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) {

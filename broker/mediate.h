@@ -10,6 +10,7 @@ typedef struct Peer Peer;
 
 enum {
         MEDIATE_E_DENIED = 1,   /* see MediateVerdict */
+        MEDIATE_E_UNRECEIVABLE, /* denied too: its recipient could not receive a descriptor it carries */
 };
 
 /* How the message reaches this receiver (busconfig rules depend on it). */
@@ -36,7 +37,11 @@ typedef struct MediateVerdict {
  * routes (EAVESDROP, MONITOR) ask whether receiver could have received m
  * as its recipient; a copy withheld from an observer is not logged (it
  * denies nothing the sender did, and would crowd real denials out of the
- * rate-limited log).
+ * rate-limited log). With Smack, a message on the UNICAST or REPLY route
+ * that carries a descriptor receiver's kernel would certainly refuse
+ * (its label denied by the rules, receiver without CAP_MAC_OVERRIDE) is
+ * MEDIATE_E_UNRECEIVABLE, filled and logged like MEDIATE_E_DENIED: the
+ * router must also tell the caller when m is a reply it was waiting for.
  */
 int mediate_message(const Peer *sender, const Peer *receiver, Message *m, MediateRoute route,
                     MediateVerdict *ret_verdict);

@@ -23,6 +23,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "creds-caps.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
@@ -261,6 +262,12 @@ int peer_new(Bus *bus, int fd, Peer **ret) {
         }
 
         r = creds_read(fd, &peer->creds);
+        /*
+         * Only Smack makes the bus ask (mediate.c): whether the kernel would
+         * let this peer receive descriptors its label may not read.
+         */
+        if (r >= 0 && bus->security && security_has_smack(bus->security))
+                peer->creds.mac_override = creds_caps_mac_override(peer->creds.pid, peer->creds.pidfd);
         if (r >= 0)
                 r = security_peer_init(bus->security, &peer->security, peer->creds.uid, peer->creds.groups,
                                        peer->creds.n_groups, peer->creds.label, peer->unique_name, &peer->names);

@@ -143,12 +143,19 @@
  *    AccessDenied answers to no observer (dispatch-observe.c): a denied
  *    message is copied to no one, nor is its refusal. Without either,
  *    monitors see both, as dbus-daemon's do.
- *  - Descriptors are not judged here: the kernel judges them at the
- *    recipient's recvmsg(). For observers the bus asks ahead
- *    (mediate.c, smack_fd_receivable()) and withholds a copy the kernel
- *    would refuse, which would otherwise disconnect the observer. A
- *    recipient that cannot receive a descriptor sent to it is still
- *    disconnected by its library (tests/e2e/README.md, "Attacked again").
+ *  - Descriptors are not judged here (reading their labels is I/O): the
+ *    kernel judges them at the recipient's recvmsg(), and a recipient
+ *    whose kernel refuses one is disconnected by its library. So the bus
+ *    asks ahead, in mediate.c (smack-fd.c). An observer's copy carrying a
+ *    descriptor its label could not receive is withheld, failing closed
+ *    (a label that cannot be read withholds it too). A unicast (call,
+ *    signal, reply) is refused with AccessDenied to its sender, logged,
+ *    only when the kernel would certainly refuse it: a descriptor's label
+ *    was read, the rules deny it to the recipient's label, and the
+ *    recipient did not hold CAP_MAC_OVERRIDE when it connected. Anything
+ *    less certain is delivered for the kernel to judge, since refusing
+ *    it would refuse what the kernel lets through; a refused reply's
+ *    caller is told too (tests/e2e/README.md, "Attacked again").
  *  - An observer that itself owns a declared name is judged as that
  *    recipient would be: a call addressed to someone else, seen with the
  *    observer as the holder of the names, is "not declared" there and not

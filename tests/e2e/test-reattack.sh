@@ -8,8 +8,10 @@
 #    connection of the service's label), watched by the monitor;
 #  - a reply racing its caller's disconnect;
 #  - descriptors passed in a call: one every label may read, one private to
-#    the caller (sent to a throwaway service, which the kernel refuses it;
-#    the monitor gets no copy of that call, so it stays connected);
+#    the caller (sent to a throwaway service: the bus refuses the call with
+#    AccessDenied, the service stays connected and keeps its name; sent to
+#    one that kept CAP_MAC_OVERRIDE: delivered; the monitor gets no copy of
+#    either, so it stays connected);
 #  - unicast signals to a declared, activatable name that is not running;
 #  - a service that releases its declared name while a protected call is
 #    pending, and is called by its unique name meanwhile, and after;
@@ -68,21 +70,39 @@ out=$(client e2e-holder call-fd org.mssf.E2E /org/mssf/E2E org.mssf.E2E Open "$t
 echo "# call-fd with a file labelled _: $out"
 check "a call carrying a descriptor the bus may read is answered" "reply open" "$out"
 # The holder's own file, labelled e2e-holder, which no service label may
-# read: sent to a throwaway service (an undeclared name, labelled e2e-svc).
-# The monitor, which could not receive it either, gets no copy.
-# The bus (root here) receives the descriptor; the recipient's kernel
-# refuses it (smack_file_receive), which libdbus reads as a truncated
-# message and hangs up: README.md, "Attacked again".
+# read: sent to a throwaway service (an undeclared name, labelled e2e-svc,
+# started like every app without CAP_MAC_OVERRIDE). Its kernel would
+# refuse the descriptor at recvmsg() (smack_file_receive) and libdbus
+# would hang up, so the bus refuses the call: AccessDenied naming the
+# service's label, the descriptor and its label. The service stays
+# connected and keeps its name. The monitor gets no copy either.
 bg e2e-svc "$t/victim.out" "$e2e" serve org.mssf.E2EVictim
 wait_for "$t/victim.out" '^(ready|refused)' 15 || not_ok "the throwaway service did not start"
 out=$(client e2e-holder call-fd org.mssf.E2EVictim /org/mssf/E2E org.mssf.E2E Open "$t/holder-file")
 echo "# call-fd with a file labelled e2e-holder, to a service labelled e2e-svc: $out"
-lacks "that call is not answered as if delivered" '^reply open$' "$out"
-echo "# the throwaway service afterwards: $(tail -n 1 "$t/victim.out")"
-echo "# GetNameOwner(org.mssf.E2EVictim) afterwards: $(timeout 10 dbus-send --system --print-reply \
-    --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner \
-    string:org.mssf.E2EVictim 2>&1 | tr '\n' ' ')"
+has "that call is refused with AccessDenied naming both labels and the descriptor" \
+    '^error org\.freedesktop\.DBus\.Error\.AccessDenied: .*\(Smack label "e2e-svc"\): its descriptor 0 is labelled "e2e-holder", to which that label has no "r" access' \
+    "$out"
+check "the throwaway service never saw that call" 0 "$(count '^CALL ' "$t/victim.out")"
+has "the bus logged the refusal" 'descriptor 0 is labelled "e2e-holder"' "$(cat "$t/bus.log")"
+owner=$(timeout 10 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.GetNameOwner string:org.mssf.E2EVictim 2>&1 | tr '\n' ' ')
+echo "# GetNameOwner(org.mssf.E2EVictim) afterwards: $owner"
+has "the throwaway service still owns its name" 'string ":1\.[0-9]+"' "$owner"
+check "a later call from the holder is answered by it" "reply open" \
+    "$(client e2e-holder call org.mssf.E2EVictim /org/mssf/E2E org.mssf.E2E Open)"
 check "the bus still answers the holder" "('guarded',)" "$(gcall e2e-holder org.mssf.E2E org.mssf.E2E.Guarded)"
+# The same descriptor to a service labelled e2e-svc that kept
+# CAP_MAC_OVERRIDE (root, its label set without dropping it): the kernel
+# lets it through, so the bus, which read that from the service's CapEff
+# when it connected, delivers it.
+timeout 60 sh -c 'printf e2e-svc > /proc/self/attr/current && exec "$0" serve org.mssf.E2EOverride' "$e2e" \
+    > "$t/override.out" 2>&1 &
+pids="$pids $!"
+wait_for "$t/override.out" '^(ready|refused)' 15 || not_ok "the service with CAP_MAC_OVERRIDE did not start"
+out=$(client e2e-holder call-fd org.mssf.E2EOverride /org/mssf/E2E org.mssf.E2E Open "$t/holder-file")
+echo "# call-fd with a file labelled e2e-holder, to e2e-svc with CAP_MAC_OVERRIDE: $out"
+check "to a recipient with CAP_MAC_OVERRIDE it is delivered and answered" "reply open" "$out"
 
 # ---- unicast signals to an activatable declared name ----
 as e2e-other dbus-send --system --type=signal --dest=org.mssf.E2EAct /org/mssf/E2E org.mssf.E2E.Open

@@ -17,10 +17,17 @@
  *  - a unicast signal to the declared service is judged as a call of its
  *    member: delivered only with the method's token, never when no
  *    method covers it; a broadcast one is the service's match rules' business;
- *  - the bus's AccessDenied answers are copied to no observer.
+ *  - the bus's AccessDenied answers are copied to no observer;
+ *  - a call or a reply carrying a descriptor its recipient's label could
+ *    not receive (a file labelled "filelab", no rule to it) is refused
+ *    with AccessDenied naming both labels and the descriptor, the
+ *    recipient stays connected, a refused reply's caller is told and its
+ *    slot freed; one it may receive, one whose label cannot be read, and
+ *    any for a recipient that held CAP_MAC_OVERRIDE are delivered.
  * argv[1] is the mssf-policy binary.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,12 +37,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "bus-harness.h"
 #include "fake-smackfs.h"
+#include "creds-caps.h"
 #include "security.h"
+#include "smack-oracle.h"
 
 #define NAME "org.mssf.Obs"
 #define PATH "/org/mssf/Obs"
@@ -488,6 +499,146 @@ static void test_denials_not_observed(void **state) {
         client_close(&mon);
 }
 
+/* A file in the test directory labelled label (NULL: none), opened read-only; -1 where xattrs cannot be set. */
+static int labelled_file(const char *name, const char *label) {
+        char path[700];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        if (label && setxattr(path, "security.SMACK64", label, strlen(label), 0) < 0)
+                return -1;
+        return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* What the bus recorded at connect (creds-caps.c), set here: this process is root and may hold it. */
+static void set_override(Fixture *f, Client *c, bool override) {
+        Peer *peer = bus_lookup_peer(f->h.bus, c->unique_name);
+
+        assert_non_null(peer);
+        peer->creds.mac_override = override;
+}
+
+/* caller sends the service (by unique name) a call carrying fd: the message the service got, or NULL. */
+static Message *send_fd(Fixture *f, Client *caller, Client *service, int fd, Message **ret_reply) {
+        uint32_t serial = client_call(&f->h, caller, service->unique_name, "/fd", "org.example.Fd", "Take", "h", fd);
+        Message *got = recv_not_driver(&f->h, service);
+
+        *ret_reply = got ? NULL : client_wait_reply(&f->h, caller, serial);
+        return got;
+}
+
+static void test_fd_refused_for_recipient(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *got = NULL, *reply = NULL;
+        Client caller, service;
+        int denied_fd = labelled_file("private", "filelab"), bare_fd = labelled_file("bare", NULL);
+        const char *text = NULL;
+        char expected[300];
+
+        if (denied_fd < 0)
+                skip();
+        next_label = "svc";
+        client_connect(&f->h, &service, true, true);
+        next_label = "holder";
+        client_connect(&f->h, &caller, true, true);
+        /* The bus judged this process's own CapEff; each case below sets what it needs. */
+        assert_int_equal(bus_lookup_peer(f->h.bus, service.unique_name)->creds.mac_override,
+                         creds_caps_mac_override(getpid(), -1));
+        set_override(f, &service, false);
+
+        got = send_fd(f, &caller, &service, denied_fd, &reply);
+        assert_null(got);
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_ERROR);
+        assert_string_equal(message_get_error_name(reply), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_int_equal(message_read(reply, "s", &text), 0);
+        snprintf(expected, sizeof(expected), "Rejected a message for \"%s\" (Smack label \"svc\"): its descriptor 0 "
+                 "is labelled \"filelab\", to which that label has no \"r\" access", service.unique_name);
+        assert_non_null(strstr(text, expected));
+        assert_false(client_is_disconnected(&f->h, &service));
+        message_unref(TAKE_PTR(reply));
+
+        /* A descriptor whose label cannot be read: the kernel judges it at receipt. */
+        got = send_fd(f, &caller, &service, bare_fd, &reply);
+        assert_non_null(got);
+        message_unref(TAKE_PTR(got));
+        /* The recipient that held CAP_MAC_OVERRIDE: the kernel would let it through. */
+        set_override(f, &service, true);
+        got = send_fd(f, &caller, &service, denied_fd, &reply);
+        assert_non_null(got);
+        message_unref(TAKE_PTR(got));
+        /* A rule to the label: delivered without the override. */
+        set_override(f, &service, false);
+        fake_smackfs_grant(f->fake, "svc", "filelab", "r");
+        smack_oracle_flush(security_get_oracle(f->h.bus->security));
+        got = send_fd(f, &caller, &service, denied_fd, &reply);
+        assert_non_null(got);
+        close(denied_fd);
+        close(bare_fd);
+        client_close(&caller);
+        client_close(&service);
+}
+
+/* The service answers call with a descriptor: what its caller gets is AccessDenied, and the slot is gone. */
+static void test_fd_refused_in_reply(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL, *b2 = NULL;
+        _cleanup_(message_unrefp) Message *call = NULL, *answer_fd = NULL, *refused = NULL, *told = NULL;
+        _cleanup_(message_unrefp) Message *late = NULL, *late_refused = NULL, *none = NULL;
+        Client caller, service;
+        int denied_fd = labelled_file("service-private", "svclab");
+        const int *fds;
+        size_t n_fds;
+        uint32_t serial;
+        const char *text = NULL;
+
+        if (denied_fd < 0)
+                skip();
+        next_label = "svc";
+        client_connect(&f->h, &service, true, true);
+        next_label = "holder";
+        client_connect(&f->h, &caller, true, true);
+        set_override(f, &caller, false);
+        serial = client_call(&f->h, &caller, service.unique_name, "/fd", "org.example.Fd", "Give", "");
+        call = recv_not_driver(&f->h, &service);
+        assert_non_null(call);
+
+        assert_int_equal(message_new_method_return(call, NULL, &b), 0);
+        assert_int_equal(message_builder_set_serial(b, 70), 0);
+        assert_int_equal(message_builder_append_fd(b, denied_fd), 0);
+        assert_int_equal(message_builder_finish(b, &answer_fd), 0);
+        fds = message_get_unix_fds(answer_fd, &n_fds);
+        client_send(&f->h, &service, answer_fd, fds, n_fds);
+        told = client_wait_reply(&f->h, &caller, serial);
+        assert_non_null(told);
+        assert_string_equal(message_get_error_name(told), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_string_equal(message_get_sender(told), "org.freedesktop.DBus");
+        assert_int_equal(message_read(told, "s", &text), 0);
+        assert_non_null(strstr(text, "was withheld"));
+        assert_non_null(strstr(text, "labelled \"svclab\""));
+        refused = client_wait_reply(&f->h, &service, 70);
+        assert_non_null(refused);
+        assert_string_equal(message_get_error_name(refused), "org.freedesktop.DBus.Error.AccessDenied");
+        assert_false(client_is_disconnected(&f->h, &caller));
+
+        /* The slot is free: a second answer is an unrequested reply, refused, and never reaches the caller. */
+        assert_int_equal(message_new_method_return(call, NULL, &b2), 0);
+        assert_int_equal(message_builder_set_serial(b2, 71), 0);
+        assert_int_equal(message_builder_finish(b2, &late), 0);
+        client_send(&f->h, &service, late, NULL, 0);
+        late_refused = client_wait_reply(&f->h, &service, 71);
+        assert_non_null(late_refused);
+        assert_non_null(strstr(message_get_error_name(late_refused), "AccessDenied"));
+        none = recv_not_driver(&f->h, &caller);
+        assert_null(none);
+        close(denied_fd);
+        client_close(&caller);
+        client_close(&service);
+}
+
 int main(int argc, char **argv) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_monitor_replies, setup, teardown),
@@ -497,6 +648,8 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_released_name_still_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_peer_and_unicast_signals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_denials_not_observed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fd_refused_for_recipient, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fd_refused_in_reply, setup, teardown),
         };
         char cmd[700];
         int failed;

@@ -1,7 +1,9 @@
 /*
- * smack_fd_receivable(): the label of a passed descriptor, read from the
- * descriptor, judged for the receiver's label in the mode it was opened
- * in, through the fake kernel. Labels are real security.SMACK64 xattrs on
+ * smack_fd_check() and smack_fd_receivable(): the label of a passed
+ * descriptor, read from the descriptor, judged for the receiver's label
+ * in the mode it was opened in, through the fake kernel; a label that
+ * cannot be read is told apart from one the rules deny (the recipient's
+ * check refuses only the latter), and is still a "no" for an observer. Labels are real security.SMACK64 xattrs on
  * files in the build directory (root sets them without Smack on ext4 and
  * tmpfs; SKIP where the file system refuses). The real kernel, sockets
  * included, is tests/e2e's reattack group.
@@ -113,10 +115,74 @@ static void test_fails_closed(void **state) {
         assert_int_equal(smack_fd_receivable(NULL, f->app, 0), -EINVAL);
 }
 
+/* smack_fd_check() of path opened with flags; *ret filled. */
+static int check(Fixture *f, const char *path, int flags, SmackFdLabel *ret) {
+        int fd = open(path, flags | O_CLOEXEC);
+        int r;
+
+        assert_true(fd >= 0);
+        *ret = (SmackFdLabel) { .error = 1 };
+        r = smack_fd_check(f->oracle, f->app, fd, ret);
+        close(fd);
+        return r;
+}
+
+/* Denied: a label was read and the rules refuse it; *ret names it and the access asked. */
+static void test_check_denied(void **state) {
+        Fixture *f = *state;
+        SmackFdLabel judged;
+
+        fake_smackfs_grant(f->fake, "app", "filelab", "r");
+        assert_int_equal(check(f, f->labelled, O_RDWR, &judged), SMACK_FD_E_DENIED);
+        assert_non_null(judged.label);
+        assert_string_equal(judged.label->text, "filelab");
+        assert_string_equal(judged.access, "rw");
+        assert_int_equal(judged.error, 0);
+        assert_int_equal(check(f, f->labelled, O_WRONLY, &judged), SMACK_FD_E_DENIED);
+        assert_string_equal(judged.access, "w");
+}
+
+/* Unreadable: no label on the file, or none readable through the descriptor (O_PATH), or a socket's. */
+static void test_check_unreadable(void **state) {
+        Fixture *f = *state;
+        SmackFdLabel judged;
+        int pair[2];
+
+        assert_int_equal(check(f, f->bare, O_RDONLY, &judged), SMACK_FD_E_UNREADABLE);
+        assert_null(judged.label);
+        assert_int_equal(judged.error, -ENODATA);
+        assert_int_equal(check(f, f->labelled, O_PATH, &judged), SMACK_FD_E_UNREADABLE);
+        assert_int_equal(judged.error, -EBADF);
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+        assert_int_equal(smack_fd_check(f->oracle, f->app, pair[0], &judged), SMACK_FD_E_UNREADABLE);
+        assert_true(judged.error < 0);
+        close(pair[0]);
+        close(pair[1]);
+        /* The observer's answer for the same descriptors: the errno, a "no". */
+        assert_int_equal(receivable(f, f->bare, O_RDONLY), -ENODATA);
+        assert_int_equal(receivable(f, f->labelled, O_PATH), -EBADF);
+}
+
+/* Allowed: 0, and *ret untouched. */
+static void test_check_allowed(void **state) {
+        Fixture *f = *state;
+        SmackFdLabel judged;
+
+        fake_smackfs_grant(f->fake, "app", "filelab", "r");
+        assert_int_equal(check(f, f->labelled, O_RDONLY, &judged), 0);
+        assert_int_equal(judged.error, 1);
+        assert_null(judged.label);
+        assert_int_equal(smack_fd_check(f->oracle, f->app, -1, &judged), -EINVAL);
+        assert_int_equal(smack_fd_check(f->oracle, f->app, 0, NULL), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_mode_decides, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fails_closed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_check_denied, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_check_unreadable, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_check_allowed, setup, teardown),
         };
         int fd = mkstemp(labelled_path);
         int r;
