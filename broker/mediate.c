@@ -182,7 +182,9 @@ static int observer_receives_fds(const Peer *observer, Message *m, MediateVerdic
  * before: refusing it would refuse descriptors the kernel lets through
  * (floor-labelled anonymous inodes), and the worst that delivery does is
  * what every bus did. Observers are judged apart, by label alone and
- * failing closed (observer_receives_fds()).
+ * failing closed (observer_receives_fds()). A broadcast's subscriber is
+ * judged the same way: refused, its copy is withheld (and logged), as
+ * broadcasts are never answered with errors; the others get theirs.
  */
 static int recipient_receives_fds(const Peer *sender, const Peer *recipient, Message *m,
                                   MediateVerdict *ret_verdict) {
@@ -217,7 +219,8 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
                 ret_verdict->needs = v.mssf.needs;
                 if ((route == MEDIATE_ROUTE_EAVESDROP || route == MEDIATE_ROUTE_MONITOR) && receiver)
                         return observer_receives_fds(receiver, m, ret_verdict);
-                if ((route == MEDIATE_ROUTE_UNICAST || route == MEDIATE_ROUTE_REPLY) && receiver)
+                if ((route == MEDIATE_ROUTE_UNICAST || route == MEDIATE_ROUTE_REPLY ||
+                     route == MEDIATE_ROUTE_BROADCAST) && receiver)
                         return recipient_receives_fds(sender, receiver, m, ret_verdict);
                 return 0;
         }

@@ -169,6 +169,8 @@ uint32_t client_signal(Harness *h, Client *c, const char *path, const char *inte
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         _cleanup_(message_unrefp) Message *m = NULL;
         uint32_t serial = c->serial++;
+        const int *fds;
+        size_t n_fds;
         va_list ap;
 
         assert_int_equal(message_new_signal(NULL, path, interface, member, &b), 0);
@@ -177,7 +179,8 @@ uint32_t client_signal(Harness *h, Client *c, const char *path, const char *inte
         assert_int_equal(client_append_args(b, signature, ap), 0);
         va_end(ap);
         assert_int_equal(message_builder_finish(b, &m), 0);
-        client_send(h, c, m, NULL, 0);
+        fds = message_get_unix_fds(m, &n_fds);
+        client_send(h, c, m, fds, n_fds);
         return serial;
 }
 

@@ -33,7 +33,7 @@ void client_close(Client *c);
 /* Builds and sends a method call; returns its serial. */
 uint32_t client_call(Harness *h, Client *c, const char *destination, const char *path,
                      const char *interface, const char *member, const char *signature, ...);
-/* Builds and sends a broadcast signal (basic arguments only); returns its serial. */
+/* Builds and sends a broadcast signal (basic arguments, descriptors too); returns its serial. */
 uint32_t client_signal(Harness *h, Client *c, const char *path, const char *interface, const char *member,
                        const char *signature, ...);
 /* Sends a finished message. */

@@ -582,6 +582,37 @@ static void test_fd_refused_for_recipient(void **state) {
         client_close(&service);
 }
 
+/* A broadcast carrying a descriptor: a subscriber that could not receive it gets no copy and stays. */
+static void test_fd_withheld_from_subscriber(void **state) {
+        Fixture *f = *state;
+        _cleanup_(message_unrefp) Message *got = NULL, *granted = NULL;
+        Client sender, subscriber;
+        int denied_fd = labelled_file("broadcast-private", "filelab");
+
+        if (denied_fd < 0)
+                skip();
+        next_label = "svc";
+        client_connect(&f->h, &subscriber, true, true);
+        next_label = "holder";
+        client_connect(&f->h, &sender, true, true);
+        set_override(f, &subscriber, false);
+        client_add_match(&f->h, &subscriber, "type='signal',interface='org.example.Fd'");
+        client_signal(&f->h, &sender, "/fd", "org.example.Fd", "Shared", "h", denied_fd);
+        got = recv_not_driver(&f->h, &subscriber);
+        assert_null(got);
+        assert_false(client_is_disconnected(&f->h, &subscriber));
+        /* With a rule to the descriptor's label, the same broadcast arrives. */
+        fake_smackfs_grant(f->fake, "svc", "filelab", "r");
+        smack_oracle_flush(security_get_oracle(f->h.bus->security));
+        client_signal(&f->h, &sender, "/fd", "org.example.Fd", "Shared", "h", denied_fd);
+        granted = recv_not_driver(&f->h, &subscriber);
+        assert_non_null(granted);
+        assert_string_equal(message_get_member(granted), "Shared");
+        close(denied_fd);
+        client_close(&sender);
+        client_close(&subscriber);
+}
+
 /* The service answers call with a descriptor: what its caller gets is AccessDenied, and the slot is gone. */
 static void test_fd_refused_in_reply(void **state) {
         Fixture *f = *state;
@@ -650,6 +681,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test_setup_teardown(test_denials_not_observed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fd_refused_for_recipient, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fd_refused_in_reply, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fd_withheld_from_subscriber, setup, teardown),
         };
         char cmd[700];
         int failed;
