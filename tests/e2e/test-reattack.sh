@@ -115,6 +115,19 @@ grep 'E2EAct' "$t/bus.log" | sed 's/^/#   /'
 has "the bus refused e2e-other's Open signal for want of e2e-act::Use" \
     'lacks token "e2e-act::Use".*signal sent to it is judged' "$(cat "$t/bus.log")"
 
+# ---- StartServiceByName of the declared name by a label with no token and no Smack reach ----
+# Starting a service gives its starter nothing: ListActivatableNames shows
+# the name to everyone, and every message to the service is judged as ever.
+out=$(as e2e-stranger gdbus call --system --timeout 20 --dest org.freedesktop.DBus \
+    --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.StartServiceByName org.mssf.E2EAct 0)
+echo "# StartServiceByName(org.mssf.E2EAct, 0) by e2e-stranger: $out"
+check "StartServiceByName by e2e-stranger starts the declared service, as dbus-daemon does" "(uint32 1,)" "$out"
+wait_for "$t/act.out" '^ready' 15 || not_ok "org.mssf.E2EAct did not come up"
+has "... and its starter still cannot call it" 'AccessDenied' \
+    "$(gcall e2e-stranger org.mssf.E2EAct org.mssf.E2E.Open)"
+has "... nor e2e-other, without e2e-act::Use" 'AccessDenied.*e2e-act::Use' \
+    "$(gcall e2e-other org.mssf.E2EAct org.mssf.E2E.Open)"
+
 # ---- a declared name released while a protected call is pending ----
 bg e2e-holder "$t/hold.out" "$e2e" call org.mssf.E2ELenient /org/mssf/E2ELenient org.mssf.E2E.Lenient Hold \
     "$t/release-hold"
