@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "auth.h"
 
 typedef enum AuthReply {
@@ -60,22 +61,12 @@ unsigned auth_mechanisms_from_names(const char *const *names, size_t n_names,
         return mechanisms;
 }
 
-static int auth_hex_value(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* Decode hex into out (NUL-terminated); false on odd length or bad digits. */
 static bool auth_unhex(const char *hex, size_t len, char *out, size_t out_size) {
         if (len % 2 != 0 || len / 2 >= out_size)
                 return false;
         for (size_t i = 0; i < len; i += 2) {
-                int hi = auth_hex_value(hex[i]), lo = auth_hex_value(hex[i + 1]);
+                int hi = hex_digit_value(hex[i]), lo = hex_digit_value(hex[i + 1]);
 
                 if (hi < 0 || lo < 0)
                         return false;

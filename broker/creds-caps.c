@@ -32,16 +32,6 @@
 #define CAPEFF_PREFIX "CapEff:\t"
 #define CAPEFF_DIGITS 16
 
-static int hex_digit(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* One "CapEff:" line without its newline: 0 or -EBADMSG. */
 static int parse_capeff(const char *line, size_t size, uint64_t *ret) {
         size_t prefix = strlen(CAPEFF_PREFIX);
@@ -50,7 +40,7 @@ static int parse_capeff(const char *line, size_t size, uint64_t *ret) {
         if (size != prefix + CAPEFF_DIGITS || memcmp(line, CAPEFF_PREFIX, prefix) != 0)
                 return -EBADMSG;
         for (size_t i = prefix; i < size; i++) {
-                int digit = hex_digit(line[i]);
+                int digit = hex_digit_value(line[i]);
 
                 if (digit < 0)
                         return -EBADMSG;

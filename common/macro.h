@@ -60,3 +60,14 @@ static inline void closep(int *fd) {
         safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+/* The value of one hexadecimal digit (either case), or -1. */
+static inline int hex_digit_value(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "macro.h"
 #include "address.h"
 
 static const char *const unix_keys[] = {
@@ -55,16 +56,6 @@ static bool optionally_escaped(unsigned char c) {
                c == '-' || c == '_' || c == '/' || c == '.' || c == '\\' || c == '*';
 }
 
-static int hex_value(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* Decodes value[0..len) into a new string. */
 static int unescape(const char *value, size_t len, char **ret, AddressError *err) {
         _cleanup_free_ char *out = malloc(len + 1);
@@ -76,8 +67,8 @@ static int unescape(const char *value, size_t len, char **ret, AddressError *err
                 unsigned char c = (unsigned char)value[i];
 
                 if (c == '%') {
-                        int hi = i + 2 < len ? hex_value(value[i + 1]) : -1;
-                        int lo = i + 2 < len ? hex_value(value[i + 2]) : -1;
+                        int hi = i + 2 < len ? hex_digit_value(value[i + 1]) : -1;
+                        int lo = i + 2 < len ? hex_digit_value(value[i + 2]) : -1;
 
                         if (hi < 0 || lo < 0)
                                 return fail(err, ADDRESS_E_INVALID,
@@ -120,7 +111,7 @@ static bool guid_valid(const char *guid) {
         size_t i;
 
         for (i = 0; guid[i]; i++)
-                if (hex_value(guid[i]) < 0)
+                if (hex_digit_value(guid[i]) < 0)
                         return false;
         return i == 32;
 }
