@@ -90,12 +90,16 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
         r = install_plan_rules(plan, &c->paths, c->diag);
         if (r != 0)
                 return r;
+        /* Which files are the package's: a <for path> that names another's refuses here. */
+        r = install_plan_files(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
         /* Recovery's comes from the journal: what the interrupted change found. */
         if (plan->integrity)
                 return 0;
         /* Reads every file now: a changed one refuses before anything is touched. */
-        r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
-                               plan->from_dpkg, c->diag, &plan->integrity);
+        r = integrity_plan_new(plan->root, plan->dpkg, plan->package, plan->old_files,
+                               plan->new_files, c->diag, &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }
 
@@ -175,11 +179,12 @@ static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
         r = step_manifest(t, c, plan);
         if (r < 0)
                 return r;
-        r = smack_setup_label(t, &c->paths, plan->old_package,
-                              plan->new_package, c->diag);
+        r = smack_setup_label(t, plan->root, plan->old_files, plan->package, plan->new_files,
+                              plan->package, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        r = integrity_apply(t, &c->paths, plan->integrity, c->diag);
+        r = integrity_apply(t, plan->root, plan->integrity,
+                            !c->paths.root && (ima_evm_state() & 1), c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
         r = install_plan_write_rules(t, plan, &c->paths);
@@ -268,7 +273,7 @@ static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigaddset(&blocked, SIGHUP);
         sigaddset(&blocked, SIGQUIT);
         sigprocmask(SIG_BLOCK, &blocked, &saved);
-        r = journalled ? journal_begin(&c->paths, plan->package, plan->integrity) : 0;
+        r = journalled ? journal_begin(&c->paths, plan->root, plan->package, plan->integrity) : 0;
         if (r < 0) {
                 _cleanup_free_ char *path = journal_path(&c->paths);
 
@@ -317,7 +322,10 @@ static int recover_integrity(ToolContext *c, const Journal *journal, InstallPlan
         path = journal_path(&c->paths);
         if (!path)
                 return -ENOMEM;
-        r = integrity_plan_restore(&c->paths, journal->ima, journal->n_ima, path, c->diag,
+        r = install_plan_open_root(plan, &c->paths);
+        if (r < 0)
+                return r;
+        r = integrity_plan_restore(plan->root, journal->ima, journal->n_ima, path, c->diag,
                                    &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }
@@ -350,6 +358,7 @@ static int recover(ToolContext *c) {
         r = install_plan_new(journal->package, &plan);
         if (r < 0)
                 return r;
+        plan->recovering = true;
         r = recover_integrity(c, journal, plan);
         if (r != 0)
                 return r;
