@@ -169,7 +169,11 @@ int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *di
         if (r < 0)
                 return r;
         plan->new_package = TAKE_PTR(plan->parsed);
-        return 0;
+        /* A new manifest that names another's label refuses; recovery only confines (resolve). */
+        if (plan->recovering)
+                return 0;
+        r = policy_set_check_labels(plan->set, plan->new_package, diag);
+        return r > 0 ? INSTALL_PLAN_E_INVALID : r;
 }
 
 int install_plan_open_root(InstallPlan *plan, const ToolPaths *paths) {
