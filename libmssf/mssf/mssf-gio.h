@@ -34,6 +34,10 @@ GQuark mssf_error_quark(void);
  *   bare token name (run mssf-policy compile, or write package::Token)
  * @MSSF_ERROR_NOT_SUPPORTED: the bus does not answer CheckToken: it is not
  *   mssf-broker
+ * @MSSF_ERROR_NOT_A_BUS: no message bus answered: the connection is
+ *   peer-to-peer (there the peer writes the sender of its calls itself,
+ *   and would answer the question itself), or the answer did not come
+ *   from the bus (org.freedesktop.DBus)
  *
  * Every one of them means the token must be taken as not held.
  */
@@ -46,6 +50,7 @@ typedef enum {
         MSSF_ERROR_NO_LABEL,
         MSSF_ERROR_POLICY_OUTDATED,
         MSSF_ERROR_NOT_SUPPORTED,
+        MSSF_ERROR_NOT_A_BUS,
 } MssfError;
 
 /**

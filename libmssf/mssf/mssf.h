@@ -26,3 +26,9 @@
 #define MSSF_ERROR_NAME_POLICY_OUTDATED "org.mssf.Broker1.Error.PolicyOutdated"
 /* libmssf's, when the bus does not answer CheckToken at all (it is not mssf-broker). */
 #define MSSF_ERROR_NAME_NOT_SUPPORTED "org.freedesktop.DBus.Error.NotSupported"
+/*
+ * libmssf's, when no message bus answered: the connection is peer-to-peer
+ * (its peer writes the sender of its messages itself, and would answer
+ * CheckToken itself), or the answer did not come from org.freedesktop.DBus.
+ */
+#define MSSF_ERROR_NAME_NOT_A_BUS "org.mssf.Libmssf.Error.NotABus"
