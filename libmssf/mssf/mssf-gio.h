@@ -55,7 +55,8 @@ typedef enum {
 
 /**
  * mssf_check_token:
- * @connection: a message bus connection (the system bus, as a rule)
+ * @connection: a message bus connection (the system bus, as a rule); on
+ *   a peer-to-peer connection nothing is asked: %MSSF_ERROR_NOT_A_BUS
  * @name: the unique name of the connection asked about (":1.42")
  * @token: the token, as the asking service's manifest names it: a bare
  *   "Token" is the service's own if its package provides one of that
@@ -94,7 +95,8 @@ gboolean mssf_check_token_sync(GDBusConnection *connection, const gchar *name, c
  *
  * Whether the caller of @invocation (its sender) holds @token, asked on
  * the connection the call came on. A call that came over a peer-to-peer
- * connection has no bus to ask: %MSSF_ERROR_INVALID_ARGUMENT. While the
+ * connection has no bus to ask, and its sender is whatever the peer
+ * wrote: %MSSF_ERROR_NOT_A_BUS, nothing asked. While the
  * call waits for the service's reply the bus lets the service ask about
  * its caller (a call sent with NO_REPLY_EXPECTED waits for nothing: then
  * only a Smack rule from the caller's label to the service's does).
