@@ -277,12 +277,13 @@ static GDBusMessage *peer_filter(GDBusConnection *connection, GDBusMessage *mess
 
         if (!incoming || g_dbus_message_get_message_type(message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
                 return message;
-        answer = g_dbus_message_new_method_reply(message);
         if (g_strcmp0(interface, "org.freedesktop.DBus") == 0 && g_strcmp0(member, "Hello") == 0) {
+                answer = g_dbus_message_new_method_reply(message);
                 g_dbus_message_set_sender(answer, "org.freedesktop.DBus");
                 g_dbus_message_set_body(answer, g_variant_new("(s)", ":1.5"));
         } else if (g_strcmp0(interface, "org.mssf.Broker1") == 0 && g_strcmp0(member, "CheckToken") == 0) {
                 g_atomic_int_inc(&peer->questions);
+                answer = g_dbus_message_new_method_reply(message);
                 if (peer->answer_sender)
                         g_dbus_message_set_sender(answer, peer->answer_sender);
                 g_dbus_message_set_body(answer, g_variant_new_parsed(peer->answer_body));
@@ -397,7 +398,7 @@ static void message_done(GObject *source, GAsyncResult *result, gpointer userdat
 }
 
 /* The peer calls the service's method as ":1.42" (a SENDER it writes itself); the service's answer. */
-static void call_as_forged_sender(GDBusConnection *peer_connection, const char *method, gboolean *ret_held,
+static void call_from_peer(GDBusConnection *peer_connection, const char *method, gboolean *ret_held,
                                   GQuark *ret_domain, int *ret_code, char **ret_text) {
         g_autoptr(GDBusMessage) call = g_dbus_message_new_method_call(NULL, "/t", "org.mssf.T", method);
         g_autoptr(GDBusMessage) reply = NULL;
@@ -422,7 +423,7 @@ static void expect_answer(GDBusConnection *peer_connection, const char *method, 
         gboolean held;
         int got_code;
 
-        call_as_forged_sender(peer_connection, method, &held, &got_domain, &got_code, &message);
+        call_from_peer(peer_connection, method, &held, &got_domain, &got_code, &message);
         if (held)
                 fail_msg("%s: held, for a caller the bus never vouched for", method);
         if (got_domain != domain || got_code != code)
@@ -432,13 +433,11 @@ static void expect_answer(GDBusConnection *peer_connection, const char *method, 
                 fail_msg("%s: '%s' not in '%s'", method, text, message);
 }
 
-static guint register_asking_service(GDBusConnection *service) {
+static void register_asking_service(GDBusConnection *service) {
         g_autoptr(GDBusNodeInfo) node = g_dbus_node_info_new_for_xml(asking_xml, NULL);
-        guint id = g_dbus_connection_register_object(service, "/t", node->interfaces[0], &asking_vtable, NULL,
-                                                     NULL, NULL);
 
-        assert_true(id > 0);
-        return id;
+        assert_true(g_dbus_connection_register_object(service, "/t", node->interfaces[0], &asking_vtable, NULL,
+                                                      NULL, NULL) > 0);
 }
 
 /*
@@ -481,8 +480,8 @@ static void test_peer_to_peer_forged_sender(void **state) {
  * A bus connection whose answer does not come from org.freedesktop.DBus
  * (a real bus writes every sender itself, so this is a bus of the
  * service's choosing, on a socketpair): not held, MSSF_ERROR_NOT_A_BUS.
- * The driver's own answer is believed, and one that is not exactly one
- * boolean is an error, never "no".
+ * An answer from the driver that is not exactly one boolean is an error,
+ * never "no".
  */
 static void test_answer_not_from_bus(void **state) {
         static const struct {
@@ -528,7 +527,7 @@ static void test_answer_from_bus(void **state) {
         connect_peer(TRUE, &peer, &service, &peer_connection);
         register_asking_service(service);
         for (size_t j = 0; j < G_N_ELEMENTS(asking_methods); j++) {
-                call_as_forged_sender(peer_connection, asking_methods[j], &held, &domain, &code, &text);
+                call_from_peer(peer_connection, asking_methods[j], &held, &domain, &code, &text);
                 if (!held || domain != 0)
                         fail_msg("%s: not held (%s %d: %s)", asking_methods[j], g_quark_to_string(domain), code,
                                  text);

@@ -218,6 +218,17 @@ static int fake_peer_forge_call(sd_bus *server) {
         return r;
 }
 
+/* The body of the answer to CheckToken that the token names. */
+static int fake_peer_append_answer(sd_bus_message *answer, const char *token) {
+        if (strcmp(token, "empty") == 0)
+                return 0;
+        if (strcmp(token, "string") == 0)
+                return sd_bus_message_append(answer, "s", "yes");
+        if (strcmp(token, "two") == 0)
+                return sd_bus_message_append(answer, "bb", 1, 1);
+        return sd_bus_message_append(answer, "b", 1);
+}
+
 static int fake_peer_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         FakePeer *peer = userdata;
         sd_bus_message *answer = NULL;
@@ -242,14 +253,8 @@ static int fake_peer_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret
                 r = sd_bus_message_new_method_return(m, &answer);
                 if (r >= 0 && peer->answer_sender)
                         r = sd_bus_message_set_sender(answer, peer->answer_sender);
-                if (r < 0 || strcmp(token, "empty") == 0)
-                        ;
-                else if (strcmp(token, "string") == 0)
-                        r = sd_bus_message_append(answer, "s", "yes");
-                else if (strcmp(token, "two") == 0)
-                        r = sd_bus_message_append(answer, "bb", 1, 1);
-                else
-                        r = sd_bus_message_append(answer, "b", 1);
+                if (r >= 0)
+                        r = fake_peer_append_answer(answer, token);
         } else
                 return 0;
         if (r >= 0)
