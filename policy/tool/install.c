@@ -1,15 +1,65 @@
 /*
  * install, remove and compile: the changes mssf-policy makes to a system.
  *
+ * Threat model: what a package may say.
+ *
+ * Who writes manifests. The device maker (its system packages), store
+ * authors, and anyone with a .deb: dpkg runs mssf-policy for every
+ * package that ships /usr/share/mssf/aegis/NAME.aegis, whoever built it.
+ * The manifest, the package's files, its control fields and its
+ * maintainer scripts are all the package's word: never trusted, parsed
+ * with bounds, and believed only about the package itself. Trusted: the
+ * kernel, dpkg's database (info/PACKAGE.list, diversions: dpkg writes
+ * them from the archives under its lock), the device maker's root-owned
+ * configuration (device policy, repositories.conf and its keyrings), and
+ * what apt verified. Not defended against: maintainer scripts, which run
+ * as root and can do anything mssf-policy can (docs/packaging.md says
+ * what the device's package manager must do about that); mssf-policy
+ * must not be the tool they trick into doing it for them.
+ *
+ * What a manifest may speak of, and what refuses the install (each with
+ * the manifest's line and column, before anything changes):
+ *  - files: only regular files its own package installs
+ *    (package-files.c): under dpkg in its own list and no other's,
+ *    diversions respected; by hand, listed by no other dpkg package; in
+ *    both, named by no other installed manifest; every hard link its
+ *    own; set-id only with policy="setxid" and an origin granted
+ *    CAP::setuid/CAP::setgid. Every label and hash is written through a
+ *    descriptor opened without following a symlink, on the very inode
+ *    that was checked (safe-root.c), so a symlink shipped, made by a
+ *    script, or swapped in while we run redirects nothing;
+ *  - labels: its own (its package name, which may not be a global token,
+ *    a monitor label or a label another package names), labels under it
+ *    (PACKAGE:NAME), and those the device policy's "label" lines grant
+ *    its origin; never Smack's special labels, a token or a global token
+ *    (policy_set_check_labels());
+ *  - tokens: those it provides (package::Token, never another's), and
+ *    requests, which the origin and checkorigin decide (policy_set_resolve():
+ *    what is not granted is a warning and makes no rule); guarding a
+ *    member with a token buys reach from its holders only where the
+ *    package may hold or provides it (policy_set_may_serve());
+ *  - bus names: those it declares, first come (policy_set_add()).
+ * What the origin adds: which global tokens, POSIX credentials, other
+ * packages' checkorigin tokens and extra labels the device maker lets a
+ * package of that origin have. Nothing in the package chooses it.
+ *
+ * What an installed version said is not refused again but confined: a
+ * package registered before these rules keeps loading, and what it may no
+ * longer name (a foreign owner label, another package's file) is dropped
+ * from its rules and left untouched on disk, with a warning. Finally no
+ * rule file names a label that no installed package, token or grant owns
+ * (package-rules.c fails the change rather than write one).
+ *
  * Each change is planned in memory first (parse and validate the
  * manifest, load every installed one, resolve grants, generate every
- * package's rule file, compile policy.db), so that every check that can
- * refuse runs before anything is touched. Only then is the system
- * changed, step by step, through one Transaction: manifest copy and
- * origin, SMACK64EXEC labels, security.ima reference hashes (integrity.c),
- * rule files, kernel rules, policy.db. A
- * failure at any step rolls all of it back. The bus is told last, after
- * the commit; a bus that is not running is only a note.
+ * package's rule file, compile policy.db, decide which files are the
+ * package's and hash them), so that every check that can refuse runs
+ * before anything is touched. Only then is the system changed, step by
+ * step, through one Transaction: manifest copy and origin, SMACK64EXEC
+ * labels, security.ima reference hashes (integrity.c), rule files,
+ * kernel rules, policy.db. A failure at any step rolls all of it back.
+ * The bus is told last, after the commit; a bus that is not running is
+ * only a note.
  *
  * Rule files are regenerated for every installed package on every change,
  * because one package's rules depend on others (an app's rule to reach a
