@@ -88,7 +88,7 @@ static Package *make_package(unsigned p) {
         check(package_new(name, NULL, "generated", &package), "package_new");
         snprintf(name, sizeof(name), "com.example.p%u", p);
         check(dbus_name_new(name, BUS_SYSTEM, no_loc, &d), "dbus_name_new");
-        check(dbus_name_add_owner_label(d, package->name), "owner");
+        check(dbus_name_add_owner_label(d, package->name, no_loc), "owner");
         for (unsigned n = 0; n < 2; n++) {
                 Node *node;
 

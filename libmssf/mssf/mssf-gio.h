@@ -34,6 +34,10 @@ GQuark mssf_error_quark(void);
  *   bare token name (run mssf-policy compile, or write package::Token)
  * @MSSF_ERROR_NOT_SUPPORTED: the bus does not answer CheckToken: it is not
  *   mssf-broker
+ * @MSSF_ERROR_NOT_A_BUS: no message bus answered: the connection is
+ *   peer-to-peer (there the peer writes the sender of its calls itself,
+ *   and would answer the question itself), or the answer did not come
+ *   from the bus (org.freedesktop.DBus)
  *
  * Every one of them means the token must be taken as not held.
  */
@@ -46,11 +50,13 @@ typedef enum {
         MSSF_ERROR_NO_LABEL,
         MSSF_ERROR_POLICY_OUTDATED,
         MSSF_ERROR_NOT_SUPPORTED,
+        MSSF_ERROR_NOT_A_BUS,
 } MssfError;
 
 /**
  * mssf_check_token:
- * @connection: a message bus connection (the system bus, as a rule)
+ * @connection: a message bus connection (the system bus, as a rule); on
+ *   a peer-to-peer connection nothing is asked: %MSSF_ERROR_NOT_A_BUS
  * @name: the unique name of the connection asked about (":1.42")
  * @token: the token, as the asking service's manifest names it: a bare
  *   "Token" is the service's own if its package provides one of that
@@ -89,7 +95,8 @@ gboolean mssf_check_token_sync(GDBusConnection *connection, const gchar *name, c
  *
  * Whether the caller of @invocation (its sender) holds @token, asked on
  * the connection the call came on. A call that came over a peer-to-peer
- * connection has no bus to ask: %MSSF_ERROR_INVALID_ARGUMENT. While the
+ * connection has no bus to ask, and its sender is whatever the peer
+ * wrote: %MSSF_ERROR_NOT_A_BUS, nothing asked. While the
  * call waits for the service's reply the bus lets the service ask about
  * its caller (a call sent with NO_REPLY_EXPECTED waits for nothing: then
  * only a Smack rule from the caller's label to the service's does).

@@ -17,8 +17,8 @@ extern "C" {
  * error name and text:
  *
  *   -EINVAL           org.freedesktop.DBus.Error.InvalidArgs: not a unique
- *                     name or not a token name (also for a message that did
- *                     not come through a bus)
+ *                     name or not a token name (also for a message without
+ *                     a sender)
  *   -ENXIO            org.freedesktop.DBus.Error.NameHasNoOwner: gone
  *   -EACCES           org.freedesktop.DBus.Error.AccessDenied: not the
  *                     asker's to ask about, or busconfig refuses CheckToken
@@ -28,6 +28,12 @@ extern "C" {
  *                     old for a bare token name
  *   -EPROTONOSUPPORT  org.freedesktop.DBus.Error.NotSupported: the bus does
  *                     not answer CheckToken (not mssf-broker)
+ *   -EMEDIUMTYPE      org.mssf.Libmssf.Error.NotABus: no bus answered: the
+ *                     connection is peer-to-peer (not sd_bus_is_bus_client():
+ *                     its peer writes the senders, and would answer), or
+ *                     the answer's sender is not org.freedesktop.DBus
+ *   -EBADMSG          org.freedesktop.DBus.Error.InconsistentMessage: the
+ *                     answer is not exactly one boolean
  *   other             the bus's or sd-bus's own error (-ETIMEDOUT,
  *                     -ECONNRESET, org.freedesktop.DBus.Error.Failed, ...)
  *
@@ -60,7 +66,8 @@ typedef int (*mssf_sd_bus_check_token_handler_t)(int held, const sd_bus_error *e
  * long as the bus (a floating slot); otherwise unreferencing the slot
  * cancels it, and the callback is not called. Returns 0 once the question
  * is sent, or a negative errno (nothing sent, callback never called);
- * arguments that cannot be a question are -EINVAL at once.
+ * arguments that cannot be a question are -EINVAL at once, a connection
+ * that is not to a bus -EMEDIUMTYPE.
  */
 int mssf_sd_bus_check_token_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *name, const char *token,
                                   mssf_sd_bus_check_token_handler_t callback, void *userdata);

@@ -14,6 +14,12 @@
  * "not held": an explicit "no" from the bus, or an error (reported with
  * the bus's D-Bus error name, listed below) that says why it could not
  * tell. Log the error; never treat it as "held".
+ *
+ * Only a message bus can say who sent a message, so libmssf asks only on
+ * a bus connection and believes only an answer from org.freedesktop.DBus.
+ * On a peer-to-peer connection the peer writes the sender of its messages
+ * itself and would answer the question itself: there every question is
+ * NotABus, not held.
  */
 
 #define MSSF_BUS_DRIVER_NAME "org.freedesktop.DBus"
@@ -26,3 +32,9 @@
 #define MSSF_ERROR_NAME_POLICY_OUTDATED "org.mssf.Broker1.Error.PolicyOutdated"
 /* libmssf's, when the bus does not answer CheckToken at all (it is not mssf-broker). */
 #define MSSF_ERROR_NAME_NOT_SUPPORTED "org.freedesktop.DBus.Error.NotSupported"
+/*
+ * libmssf's, when no message bus answered: the connection is peer-to-peer
+ * (its peer writes the sender of its messages itself, and would answer
+ * CheckToken itself), or the answer did not come from org.freedesktop.DBus.
+ */
+#define MSSF_ERROR_NAME_NOT_A_BUS "org.mssf.Libmssf.Error.NotABus"

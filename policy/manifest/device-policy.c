@@ -1,6 +1,8 @@
 /*
  * The device policy: which global tokens exist, which credentials a
- * package from each origin may be granted, which labels may monitor.
+ * package from each origin may be granted, which labels beyond its own a
+ * package from each origin may name as owners of its bus names, which
+ * labels may monitor.
  *
  * The device maker writes /etc/mssf/device-policy.conf in a line format
  * (docs/manifest.md); without it the built-in default below applies, and
@@ -38,6 +40,9 @@ static const char builtin_policy[] =
         "# Third-party applications: what Harmattan allowed them.\n"
         "origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAccess\n"
         "origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar\n"
+        "# Labels beyond their own that the platform's packages may name as owners.\n"
+        "label system *\n"
+        "label com.nokia.maemo *\n"
         "# Any other or unknown origin: nothing the device controls.\n"
         "origin *\n";
 
@@ -69,6 +74,17 @@ const char *device_policy_similar_token(const DevicePolicy *policy, const char *
                 if (strcasecmp(policy->global_tokens[i], name) == 0)
                         return policy->global_tokens[i];
         return NULL;
+}
+
+bool device_policy_grants_label(const DevicePolicy *policy, const char *origin,
+                                const char *label) {
+        const OriginGrant *rule = device_policy_find_label_origin(policy, origin);
+        if (!rule)
+                return false;
+        for (size_t i = 0; i < rule->n_patterns; i++)
+                if (pattern_matches(rule->patterns[i], label, false))
+                        return true;
+        return false;
 }
 
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label) {
@@ -122,19 +138,63 @@ static int add_monitor(LineParser *lp, const char *word, unsigned column) {
         return model_strv_append(&lp->policy->monitor_labels, &lp->policy->n_monitor_labels, word);
 }
 
-static OriginGrant *origin_rule(LineParser *lp, const char *origin, unsigned column, int *r) {
-        for (size_t i = 0; i < lp->policy->n_origins; i++)
-                if (strcmp(lp->policy->origins[i]->origin, origin) == 0)
-                        return lp->policy->origins[i];
+/* origin's line among *rules (origin or label lines), made if it is the first. */
+static OriginGrant *origin_rule(LineParser *lp, OriginGrant ***rules, size_t *n_rules,
+                                const char *origin, unsigned column, int *r) {
+        for (size_t i = 0; i < *n_rules; i++)
+                if (strcmp((*rules)[i]->origin, origin) == 0)
+                        return (*rules)[i];
         SourceLoc loc = { .file = lp->policy->file, .line = lp->line, .column = column };
         OriginGrant *o = NULL;
         *r = origin_grant_new(origin, loc, &o);
         if (*r < 0)
                 return NULL;
-        *r = MODEL_APPEND(lp->policy->origins, lp->policy->n_origins, o);
+        *r = MODEL_APPEND(*rules, *n_rules, o);
         if (*r < 0)
                 return origin_grant_free(o);
         return o;
+}
+
+/* A label pattern: a label or a prefix ending in '*', never one of Smack's special labels. */
+static bool valid_label_pattern(const char *s) {
+        static const char *const special[] = { "_", "^", "@" };
+        for (size_t i = 0; i < ELEMENTSOF(special); i++)
+                if (strcmp(s, special[i]) == 0)
+                        return false;
+        return valid_pattern(s) && !strstr(s, "::");
+}
+
+/* "origin NAME PATTERN..." or "label NAME PATTERN...". */
+static int parse_origin_line(LineParser *lp, char **words, unsigned *columns, size_t n,
+                             bool labels) {
+        int r = 0;
+        if (n < 2)
+                return line_error(lp, columns[0], labels ?
+                                  "label needs an origin: write label ORIGIN [PATTERN...], "
+                                  "e.g. label operator com.operator.*" :
+                                  "origin needs a name: write origin NAME [PATTERN...], "
+                                  "e.g. origin operator Cellular");
+        if (!manifest_valid_label(words[1]) || (strchr(words[1], '*') && strcmp(words[1], "*") != 0))
+                return line_error(lp, columns[1], "'%s' is not a valid origin name "
+                                  "(or * for any other origin)", words[1]);
+        OriginGrant *o = labels ?
+                origin_rule(lp, &lp->policy->label_origins, &lp->policy->n_label_origins,
+                            words[1], columns[0], &r) :
+                origin_rule(lp, &lp->policy->origins, &lp->policy->n_origins, words[1],
+                            columns[0], &r);
+        for (size_t i = 2; i < n && r >= 0; i++) {
+                if (labels && !valid_label_pattern(words[i]))
+                        r = line_error(lp, columns[i], "'%s' is not a label pattern: a Smack "
+                                       "label (not _, ^, @ or a token's pkg::name) or a prefix "
+                                       "ending in * (com.example.*, *)", words[i]);
+                else if (!labels && !valid_pattern(words[i]))
+                        r = line_error(lp, columns[i], "'%s' is not a credential pattern: "
+                                       "a name (Cellular, GRP::video, pkg::Token) or a "
+                                       "prefix ending in * (CAP::*, *)", words[i]);
+                else if (!model_strv_contains(o->patterns, o->n_patterns, words[i]))
+                        r = model_strv_append(&o->patterns, &o->n_patterns, words[i]);
+        }
+        return r;
 }
 
 /* Split a line in place into words; returns how many (at most max). */
@@ -178,25 +238,11 @@ static int parse_line(LineParser *lp, char *line) {
         } else if (strcmp(words[0], "monitor") == 0) {
                 for (size_t i = 1; i < n && r >= 0; i++)
                         r = add_monitor(lp, words[i], columns[i]);
-        } else if (strcmp(words[0], "origin") == 0) {
-                if (n < 2)
-                        return line_error(lp, columns[0], "origin needs a name: write origin "
-                                          "NAME [PATTERN...], e.g. origin operator Cellular");
-                if (!manifest_valid_label(words[1]) || (strchr(words[1], '*') && strcmp(words[1], "*") != 0))
-                        return line_error(lp, columns[1], "'%s' is not a valid origin name "
-                                          "(or * for any other origin)", words[1]);
-                OriginGrant *o = origin_rule(lp, words[1], columns[0], &r);
-                for (size_t i = 2; i < n && r >= 0; i++) {
-                        if (!valid_pattern(words[i]))
-                                r = line_error(lp, columns[i], "'%s' is not a credential pattern: "
-                                               "a name (Cellular, GRP::video, pkg::Token) or a "
-                                               "prefix ending in * (CAP::*, *)", words[i]);
-                        else if (!model_strv_contains(o->patterns, o->n_patterns, words[i]))
-                                r = model_strv_append(&o->patterns, &o->n_patterns, words[i]);
-                }
+        } else if (strcmp(words[0], "origin") == 0 || strcmp(words[0], "label") == 0) {
+                r = parse_origin_line(lp, words, columns, n, strcmp(words[0], "label") == 0);
         } else
                 return line_error(lp, columns[0], "unknown keyword '%s': lines start with "
-                                  "token, origin or monitor", words[0]);
+                                  "token, origin, label or monitor", words[0]);
         return r;
 }
 

@@ -38,5 +38,12 @@ bool device_policy_allows(const DevicePolicy *policy, const char *origin, const 
  */
 const char *device_policy_similar_token(const DevicePolicy *policy, const char *name);
 
+/*
+ * Whether a package from origin (NULL: unknown) may name label, beyond its
+ * own and those under it, as an owner of its bus names ("label" lines).
+ */
+bool device_policy_grants_label(const DevicePolicy *policy, const char *origin,
+                                const char *label);
+
 /* Whether label may monitor / eavesdrop. */
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);

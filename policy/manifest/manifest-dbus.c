@@ -91,7 +91,7 @@ void parser_on_dbus(Parser *p, Frame *frame, const Frame *parent, const char **v
         }
         _cleanup_(dbus_name_freep) DbusName *d = NULL;
         if (dbus_name_new(v[0], bus, frame->loc, &d) < 0 ||
-            dbus_name_add_owner_label(d, p->package->name) < 0)
+            dbus_name_add_owner_label(d, p->package->name, frame->loc) < 0)
                 return (void) parser_fail(p, -ENOMEM);
         if (parse_own(p, v[2], &frame->loc, d) != 0)
                 return;
@@ -118,7 +118,7 @@ void parser_on_owner(Parser *p, Frame *frame, const Frame *parent, const char **
                              "backslash, not '-' first, not *", v[0], MANIFEST_MAX_LABEL);
                 return;
         }
-        if (dbus_name_add_owner_label(d, v[0]) < 0)
+        if (dbus_name_add_owner_label(d, v[0], frame->loc) < 0)
                 return (void) parser_fail(p, -ENOMEM);
         frame->kind = ELEMENT_OWNER;
 }

@@ -48,7 +48,9 @@ Node *node_free(Node *n);
 
 int dbus_name_new(const char *name, BusKind bus, SourceLoc loc, DbusName **ret);
 DbusName *dbus_name_free(DbusName *d);
-int dbus_name_add_owner_label(DbusName *d, const char *label);
+int dbus_name_add_owner_label(DbusName *d, const char *label, SourceLoc loc);
+/* Forget owner label i (one a package may not name). */
+void dbus_name_drop_owner_label(DbusName *d, size_t i);
 
 int account_new(const char *user, const char *group, SourceLoc loc, Account **ret);
 Account *account_free(Account *a);

@@ -182,8 +182,10 @@ static void put_name(CodecWriter *w, const DbusName *d) {
         codec_put_str(w, d->own_token);
         put_loc(w, d->loc);
         codec_put_u32(w, (uint32_t) d->n_owner_labels);
-        for (size_t i = 0; i < d->n_owner_labels; i++)
+        for (size_t i = 0; i < d->n_owner_labels; i++) {
                 codec_put_str(w, d->owner_labels[i]);
+                put_loc(w, d->owner_locs[i]);
+        }
         codec_put_u32(w, (uint32_t) d->n_nodes);
         for (size_t i = 0; i < d->n_nodes; i++) {
                 codec_put_str(w, d->nodes[i]->path);
@@ -367,8 +369,9 @@ static void get_name(Decoder *d) {
         n = codec_get_count(d->r, 4);
         for (uint32_t i = 0; i < n && status(d) == 0; i++) {
                 _cleanup_free_ char *label = get_required(d);
+                SourceLoc loc = get_loc(d);
 
-                if (label && model_strv_append(&name->owner_labels, &name->n_owner_labels, label) < 0)
+                if (label && dbus_name_add_owner_label(name, label, loc) < 0)
                         d->error = -ENOMEM;
         }
         n = codec_get_count(d->r, 4);

@@ -14,7 +14,7 @@
  * ignored and every manifest parsed again. tests/policy-tool/test-cache.c
  * compiles every fixture both ways and compares the policy and rules.
  */
-#define MODEL_CODEC_VERSION 1
+#define MODEL_CODEC_VERSION 2
 
 /* Bytes being written; error is sticky (-ENOMEM), checked once at the end. */
 typedef struct CodecWriter {

@@ -308,15 +308,30 @@ DbusName *dbus_name_free(DbusName *d) {
         free(d->name);
         free(d->own_token);
         model_strv_free(d->owner_labels, d->n_owner_labels);
+        free(d->owner_locs);
         FREE_ARRAY(d->nodes, d->n_nodes, node_free);
         free(d);
         return NULL;
 }
 
-int dbus_name_add_owner_label(DbusName *d, const char *label) {
+int dbus_name_add_owner_label(DbusName *d, const char *label, SourceLoc loc) {
         if (model_strv_contains(d->owner_labels, d->n_owner_labels, label))
                 return 0;
+        SourceLoc *locs = reallocarray(d->owner_locs, d->n_owner_labels + 1, sizeof(*locs));
+        if (!locs)
+                return -ENOMEM;
+        d->owner_locs = locs;
+        locs[d->n_owner_labels] = loc;
         return model_strv_append(&d->owner_labels, &d->n_owner_labels, label);
+}
+
+void dbus_name_drop_owner_label(DbusName *d, size_t i) {
+        free(d->owner_labels[i]);
+        memmove(d->owner_labels + i, d->owner_labels + i + 1,
+                (d->n_owner_labels - i - 1) * sizeof(*d->owner_labels));
+        memmove(d->owner_locs + i, d->owner_locs + i + 1,
+                (d->n_owner_labels - i - 1) * sizeof(*d->owner_locs));
+        d->n_owner_labels--;
 }
 
 int account_new(const char *user, const char *group, SourceLoc loc, Account **ret) {
@@ -463,6 +478,7 @@ DevicePolicy *device_policy_free(DevicePolicy *p) {
         free(p->file);
         model_strv_free(p->global_tokens, p->n_global_tokens);
         FREE_ARRAY(p->origins, p->n_origins, origin_grant_free);
+        FREE_ARRAY(p->label_origins, p->n_label_origins, origin_grant_free);
         model_strv_free(p->monitor_labels, p->n_monitor_labels);
         free(p);
         return NULL;
@@ -472,16 +488,26 @@ bool device_policy_has_global_token(const DevicePolicy *policy, const char *toke
         return model_strv_contains(policy->global_tokens, policy->n_global_tokens, token);
 }
 
-const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const char *origin) {
+/* origin's line among rules, else the "*" line, else NULL. */
+static const OriginGrant *find_origin(OriginGrant *const *rules, size_t n, const char *origin) {
         const OriginGrant *fallback = NULL;
-        for (size_t i = 0; i < policy->n_origins; i++) {
-                const OriginGrant *o = policy->origins[i];
+        for (size_t i = 0; i < n; i++) {
+                const OriginGrant *o = rules[i];
                 if (origin && strcmp(o->origin, origin) == 0)
                         return o;
                 if (strcmp(o->origin, "*") == 0)
                         fallback = o;
         }
         return fallback;
+}
+
+const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const char *origin) {
+        return find_origin(policy->origins, policy->n_origins, origin);
+}
+
+const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
+                                                   const char *origin) {
+        return find_origin(policy->label_origins, policy->n_label_origins, origin);
 }
 
 /* --------------------------------------------------------------------- */

@@ -58,6 +58,9 @@ typedef struct RequestTarget {
         char *package;                  /* (nullable) */
         char *id;                       /* (nullable) application id; "" = generated */
         SourceLoc loc;
+        /* Another package's binary this package may not grant to (set by
+         * policy_set_resolve()): it receives nothing. */
+        bool refused;
 } RequestTarget;
 
 /* <request policy="..."> flags. */
@@ -174,6 +177,7 @@ typedef struct DbusName {
          */
         char **owner_labels;
         size_t n_owner_labels;
+        SourceLoc *owner_locs;          /* where each was named (the <dbus> for the own label) */
         Node **nodes;
         size_t n_nodes;
         SourceLoc loc;                  /* first declaration */
@@ -228,6 +232,13 @@ typedef struct DevicePolicy {
         size_t n_global_tokens;
         OriginGrant **origins;
         size_t n_origins;
+        /*
+         * Labels beyond its own (and those under it) that a package of an
+         * origin may name in <owner label>: "label ORIGIN PATTERN...", the
+         * same patterns over labels; origin "*" for every other one.
+         */
+        OriginGrant **label_origins;
+        size_t n_label_origins;
         /* Labels allowed to monitor / eavesdrop on the bus. */
         char **monitor_labels;
         size_t n_monitor_labels;
@@ -277,6 +288,9 @@ DevicePolicy *device_policy_free(DevicePolicy *policy);
 bool device_policy_has_global_token(const DevicePolicy *policy, const char *token);
 /* The rule for an origin: its own line, else the "*" line, else NULL. */
 const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const char *origin);
+/* The same for "label" lines. */
+const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
+                                                   const char *origin);
 
 /* Takes ownership of device (NULL: the empty device policy), on success only. */
 int policy_set_new(DevicePolicy *device, PolicySet **ret);

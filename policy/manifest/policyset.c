@@ -80,6 +80,201 @@ int policy_set_remove(PolicySet *set, const char *name) {
 }
 
 /* --------------------------------------------------------------------- */
+/* Labels: a package speaks for its own. */
+
+static bool is_special_label(const char *label) {
+        return strcmp(label, "_") == 0 || strcmp(label, "*") == 0 || strcmp(label, "^") == 0 ||
+               strcmp(label, "@") == 0;
+}
+
+bool policy_label_is_under(const char *label, const char *package) {
+        size_t n = strlen(package);
+        return strncmp(label, package, n) == 0 && label[n] == ':' && label[n + 1] != '\0' &&
+               label[n + 1] != ':';
+}
+
+/* The installed package other than self whose label (or a label under it) label is, or NULL. */
+static const Package *label_holder(const PolicySet *set, const Package *self, const char *label) {
+        char name[MANIFEST_MAX_LABEL + 1];
+        size_t n = strcspn(label, ":");
+        if (n > MANIFEST_MAX_LABEL)
+                return NULL;
+        memcpy(name, label, n);
+        name[n] = '\0';
+        const Package *holder = policy_set_find_package(set, name);
+        return holder == self ? NULL : holder;
+}
+
+/* The installed package other than self that names label as an owner, or NULL. */
+static const Package *owner_label_namer(const PolicySet *set, const Package *self,
+                                        const char *label) {
+        for (size_t p = 0; p < set->n_packages; p++) {
+                const Package *other = set->packages[p];
+                if (other == self)
+                        continue;
+                for (size_t i = 0; i < other->n_names; i++)
+                        if (model_strv_contains(other->names[i]->owner_labels + 1,
+                                                other->names[i]->n_owner_labels - 1, label))
+                                return other;
+        }
+        return NULL;
+}
+
+/*
+ * Why package may not name label as an owner of its bus names (allocated
+ * into *ret), or NULL: its own label and those under it always; a label
+ * the device policy's "label" lines grant its origin; never Smack's
+ * special labels, a token, or a global token.
+ */
+static int owner_label_problem(const PolicySet *set, const Package *package, const char *label,
+                               char **ret) {
+        const char *origin = package->origin ? package->origin : "unknown";
+        int r = 0;
+        *ret = NULL;
+        if (strcmp(label, package->name) == 0 || policy_label_is_under(label, package->name))
+                return 0;
+        if (is_special_label(label))
+                r = asprintf(ret, "owner label '%s' is one of Smack's special labels, which "
+                             "no package may name", label);
+        else if (strstr(label, "::"))
+                r = asprintf(ret, "owner label '%s' is a token (package::Token), not a label "
+                             "a process runs with", label);
+        else if (device_policy_has_global_token(set->device, label))
+                r = asprintf(ret, "owner label '%s' is a global token of the device policy, "
+                             "not a label a process runs with", label);
+        else if (device_policy_grants_label(set->device, package->origin, label))
+                return 0;
+        else {
+                const Package *holder = label_holder(set, package, label);
+                r = asprintf(ret, "owner label '%s' is not package %s's%s%s%s: a package may "
+                             "name its own label, labels %s:NAME under it, and labels the "
+                             "device policy grants its origin (\"label %s ...\" lines)", label,
+                             package->name, holder ? " (it is package " : "",
+                             holder ? holder->name : "", holder ? "'s)" : "", package->name,
+                             origin);
+        }
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* Why package may not grant its credentials to target, another package's binary (or NULL). */
+static int target_problem(const PolicySet *set, const Package *package,
+                          const RequestTarget *target, char **ret) {
+        *ret = NULL;
+        if (!target->package || strcmp(target->package, package->name) == 0 ||
+            (!device_policy_has_global_token(set->device, target->package) &&
+             device_policy_grants_label(set->device, package->origin, target->package)))
+                return 0;
+        return asprintf(ret, "binary %s::%s is package %s's: a package grants its credentials "
+                        "to another package's binary only where the device policy grants its "
+                        "origin that label (\"label %s ...\" lines)", target->package,
+                        target->path ? target->path : "", target->package,
+                        package->origin ? package->origin : "unknown") < 0 ? -ENOMEM : 0;
+}
+
+/* Why a package may not be called package->name (allocated into *ret), or NULL. */
+static int package_name_problem(const PolicySet *set, const Package *package, char **ret) {
+        const char *name = package->name;
+        const Package *namer;
+        int r = 0;
+        *ret = NULL;
+        if (device_policy_has_global_token(set->device, name))
+                r = asprintf(ret, "package name '%s' is a global token of the device policy: "
+                             "a process with that label would hold it", name);
+        else if (device_policy_is_monitor(set->device, name) &&
+                 !device_policy_grants_label(set->device, package->origin, name))
+                r = asprintf(ret, "package name '%s' is a monitor label of the device policy, "
+                             "which origin %s is not granted (\"label\" lines)", name,
+                             package->origin ? package->origin : "unknown");
+        else if ((namer = owner_label_namer(set, package, name)))
+                r = asprintf(ret, "package name '%s' is a label package %s already names as an "
+                             "owner of its bus names: that label is taken", name, namer->name);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int policy_set_check_labels(const PolicySet *set, const Package *package, Diagnostics *diag) {
+        _cleanup_free_ char *problem = NULL;
+        int r = package_name_problem(set, package, &problem), result = 0;
+        if (r < 0)
+                return r;
+        if (problem) {
+                r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, 0, 0, "%s", problem);
+                if (r < 0)
+                        return r;
+                result = POLICY_SET_E_LABEL;
+        }
+        for (size_t i = 0; i < package->n_requests; i++)
+                for (size_t j = 0; j < package->requests[i]->n_targets; j++) {
+                        const RequestTarget *target = package->requests[i]->targets[j];
+                        free(problem);
+                        r = target_problem(set, package, target, &problem);
+                        if (r < 0)
+                                return r;
+                        if (!problem)
+                                continue;
+                        r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, target->loc.line,
+                                            target->loc.column, "%s", problem);
+                        if (r < 0)
+                                return r;
+                        result = POLICY_SET_E_LABEL;
+                }
+        for (size_t i = 0; i < package->n_names; i++) {
+                const DbusName *d = package->names[i];
+                for (size_t j = 1; j < d->n_owner_labels; j++) {
+                        free(problem);
+                        r = owner_label_problem(set, package, d->owner_labels[j], &problem);
+                        if (r < 0)
+                                return r;
+                        if (!problem)
+                                continue;
+                        r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file,
+                                            d->owner_locs[j].line, d->owner_locs[j].column, "%s",
+                                            problem);
+                        if (r < 0)
+                                return r;
+                        result = POLICY_SET_E_LABEL;
+                }
+        }
+        return result;
+}
+
+/* What an installed package may no longer name is dropped, with a warning: never written. */
+static int drop_foreign_labels(PolicySet *set, Package *package, Diagnostics *diag) {
+        for (size_t i = 0; i < package->n_requests; i++)
+                for (size_t j = 0; j < package->requests[i]->n_targets; j++) {
+                        RequestTarget *target = package->requests[i]->targets[j];
+                        _cleanup_free_ char *problem = NULL;
+                        int r = target_problem(set, package, target, &problem);
+                        target->refused = problem != NULL;
+                        if (r < 0)
+                                return r;
+                        if (problem && diagnostics_add(diag, DIAGNOSTIC_WARNING, package->file,
+                                                       target->loc.line, target->loc.column,
+                                                       "%s: it is granted nothing", problem) < 0)
+                                return -ENOMEM;
+                }
+        for (size_t i = 0; i < package->n_names; i++) {
+                DbusName *d = package->names[i];
+                for (size_t j = 1; j < d->n_owner_labels; ) {
+                        _cleanup_free_ char *problem = NULL;
+                        int r = owner_label_problem(set, package, d->owner_labels[j], &problem);
+                        if (r < 0)
+                                return r;
+                        if (!problem) {
+                                j++;
+                                continue;
+                        }
+                        r = diagnostics_add(diag, DIAGNOSTIC_WARNING, package->file,
+                                            d->owner_locs[j].line, d->owner_locs[j].column,
+                                            "%s: dropped, it may not own %s", problem, d->name);
+                        if (r < 0)
+                                return r;
+                        dbus_name_drop_owner_label(d, j);
+                }
+        }
+        return 0;
+}
+
+/* --------------------------------------------------------------------- */
 /* Loading a directory. */
 
 /* The first line of dir/NAME.origin, or NULL when there is none. */
@@ -299,10 +494,78 @@ static int resolve_package(Resolver *res) {
         return 0;
 }
 
+bool policy_set_may_serve(const PolicySet *set, const Package *package, const char *token) {
+        for (size_t i = 0; i < package->n_tokens; i++)
+                if (strcmp(package->tokens[i]->label, token) == 0)
+                        return true;
+        Resolver res = { .set = (PolicySet *) set, .package = (Package *) package };
+        return judge(&res, CREDENTIAL_TOKEN, token) == GRANT_GRANTED;
+}
+
+/* What check_served() has said already: one warning per token. */
+typedef struct Unserved {
+        const Resolver *res;
+        const char *name;               /* the bus name being looked at */
+        char **warned;
+        size_t n_warned;
+} Unserved;
+
+/* Warn where the package guards with a token it may not serve. */
+static int check_served_requirement(Unserved *u, const Requirement *req) {
+        const Package *package = u->res->package;
+        if (req->kind != REQUIREMENT_TOKEN || !req->token ||
+            model_strv_contains(u->warned, u->n_warned, req->token) ||
+            policy_set_may_serve(u->res->set, package, req->token))
+                return 0;
+        int r = model_strv_append(&u->warned, &u->n_warned, req->token);
+        if (r < 0)
+                return r;
+        return diagnostics_add(u->res->diag, DIAGNOSTIC_WARNING, req->loc.file, req->loc.line,
+                               req->loc.column, "%s guards %s with %s, which package %s neither "
+                               "provides nor may be granted (origin %s): holders of %s get no "
+                               "Smack rule to reach %s for it (dropped)", package->name, u->name,
+                               req->token, package->name,
+                               package->origin ? package->origin : "unknown", req->token,
+                               package->name);
+}
+
+/* Every token the package's D-Bus declarations guard with, judged by policy_set_may_serve(). */
+static int check_served(const Resolver *res) {
+        const Package *package = res->package;
+        Unserved u = { .res = res };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < package->n_names; i++) {
+                const DbusName *d = package->names[i];
+                Requirement own = { .kind = REQUIREMENT_TOKEN, .token = d->own_token, .loc = d->loc };
+                u.name = d->name;
+                if (d->own == OWN_TOKEN)
+                        r = check_served_requirement(&u, &own);
+                for (size_t n = 0; r >= 0 && n < d->n_nodes; n++)
+                        for (size_t f = 0; r >= 0 && f < d->nodes[n]->n_interfaces; f++) {
+                                const Interface *iface = d->nodes[n]->interfaces[f];
+                                r = check_served_requirement(&u, &iface->default_require);
+                                if (r >= 0)
+                                        r = check_served_requirement(&u, &iface->default_write);
+                                for (size_t m = 0; r >= 0 && m < iface->n_members; m++) {
+                                        r = check_served_requirement(&u, &iface->members[m]->require);
+                                        if (r >= 0)
+                                                r = check_served_requirement(&u, &iface->members[m]->write);
+                                }
+                        }
+        }
+        model_strv_free(u.warned, u.n_warned);
+        return r < 0 ? r : 0;
+}
+
 int policy_set_resolve(PolicySet *set, Diagnostics *diag) {
         for (size_t i = 0; i < set->n_packages; i++) {
                 Resolver res = { .set = set, .package = set->packages[i], .diag = diag };
-                int r = resolve_package(&res);
+                int r = drop_foreign_labels(set, set->packages[i], diag);
+                if (r < 0)
+                        return r;
+                r = resolve_package(&res);
+                if (r >= 0)
+                        r = check_served(&res);
                 if (r < 0)
                         return r;
         }

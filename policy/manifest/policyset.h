@@ -8,7 +8,25 @@ enum {
         POLICY_SET_E_INVALID = 1,       /* errors were added to diag */
         POLICY_SET_E_EXISTS,            /* a package of that name is in the set */
         POLICY_SET_E_CONFLICT,          /* it claims a bus name another package declares */
+        POLICY_SET_E_LABEL,             /* it names a label that is not its own: see diag */
 };
+
+/*
+ * A package speaks only for its own labels. Its name may not be a global
+ * token, a monitor label its origin is not granted, or a label another
+ * installed package already names as an owner; each <owner label> of its
+ * bus names must be its own label, a label under it (PACKAGE:NAME), or a
+ * label the device policy's "label" lines grant its origin, and never
+ * one of Smack's special labels (_ * ^ @), a token (pkg::T) or a global
+ * token. Errors (with each <owner>'s line and column) and
+ * POLICY_SET_E_LABEL, or 0, or -ENOMEM. For the package being installed;
+ * policy_set_resolve() drops, with a warning, what installed packages
+ * may no longer name.
+ */
+int policy_set_check_labels(const PolicySet *set, const Package *package, Diagnostics *diag);
+
+/* Whether label is under package's: "PACKAGE:NAME" (one colon, NAME not empty). */
+bool policy_label_is_under(const char *label, const char *package);
 
 /*
  * Add one package. On success the set owns it; on any failure the caller
@@ -31,9 +49,21 @@ int policy_set_load_dir(PolicySet *set, const char *dir, Diagnostics *diag);
  * Compute every package's grants (Package.grants) from the requests, the
  * tokens the set provides and the device policy. A request for a token no
  * package and no device policy provides is reported (warning) and not
- * granted. Returns 0 or -ENOMEM.
+ * granted. Owner labels a package may no longer name (see
+ * policy_set_check_labels()) are dropped from the model with a warning,
+ * and so is the reach a guarded token would give where the package may
+ * not serve it. Returns 0 or -ENOMEM.
  */
 int policy_set_resolve(PolicySet *set, Diagnostics *diag);
+
+/*
+ * Whether package may serve token: it provides it, or a request of it
+ * would be granted (policy_set_resolve()'s rules for its origin). Only
+ * then do the token's holders get Smack rules to reach the package
+ * (package-rules.c); policy_set_resolve() warns where a package guards
+ * with a token it may not serve.
+ */
+bool policy_set_may_serve(const PolicySet *set, const Package *package, const char *token);
 
 /* Whether package holds the granted credential name (after resolve). */
 bool policy_set_is_granted(const Package *package, const char *name);

@@ -38,8 +38,12 @@ bool manifest_valid_label(const char *s) {
 }
 
 bool manifest_valid_package_label(const char *s) {
-        /* One rule with the token names' (policy/db, token-name.c). */
-        return db_name_is_package_label(s);
+        /*
+         * One rule with the token names' (policy/db, token-name.c), and no
+         * colon at all: "PACKAGE:NAME" are the labels under a package's, so
+         * no package may be called what is under another's.
+         */
+        return db_name_is_package_label(s) && !strchr(s, ':');
 }
 
 /* Dot-separated elements, at least two; dash allowed only in bus names. */

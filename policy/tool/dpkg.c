@@ -42,12 +42,12 @@
 #include <unistd.h>
 
 #include "apt-record.h"
+#include "dpkg-db.h"
 #include "dpkg.h"
 #include "fileio.h"
 #include "install-plan.h"
 #include "install.h"
 #include "installed.h"
-#include "integrity.h"
 #include "manifest.h"
 #include "operations.h"
 #include "registration.h"
@@ -167,19 +167,26 @@ typedef struct Unpack {
 } Unpack;
 
 static int read_unpack(ToolContext *c, const char *package, Unpack *ret) {
-        _cleanup_free_ char *list = NULL, *md5sums = NULL, *text = NULL;
+        _cleanup_free_ char *list = NULL, *md5sums = NULL, *text = NULL, *admindir = NULL;
+        _cleanup_(dpkg_db_freep) DpkgDb *db = NULL;
         struct stat st;
         size_t size = 0;
         int r;
 
         *ret = (Unpack) {};
-        r = integrity_dpkg_info_file(&c->paths, package, "list", &list);
+        admindir = tool_paths_dpkg_admindir(&c->paths);
+        if (!admindir)
+                return -ENOMEM;
+        r = dpkg_db_new(admindir, &db);
+        if (r < 0)
+                return r;
+        r = dpkg_db_info_file(db, package, "list", &list);
         if (r < 0)
                 return r;
         if (list && stat(list, &st) == 0)
                 snprintf(ret->id, sizeof(ret->id), "%ju:%ju %lld.%09ld", (uintmax_t) st.st_dev,
                          (uintmax_t) st.st_ino, (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-        r = integrity_dpkg_info_file(&c->paths, package, "md5sums", &md5sums);
+        r = dpkg_db_info_file(db, package, "md5sums", &md5sums);
         if (r < 0 || !md5sums)
                 return r;
         r = fileio_read(md5sums, &text, &size);

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -127,9 +129,11 @@ int fileio_write_atomic(const char *path, const void *data, size_t size, mode_t 
 }
 
 /* Sized by asking first: security.ima may hold a signature of several hundred bytes. */
-int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret_size) {
+/* The value of an xattr through get (getxattr on a path, fgetxattr on a descriptor). */
+static int get_xattr(ssize_t (*get)(const void *where, const char *name, void *value, size_t size),
+                     const void *where, const char *name, char **ret, size_t *ret_size) {
         _cleanup_free_ char *value = NULL;
-        ssize_t n = getxattr(path, name, NULL, 0);
+        ssize_t n = get(where, name, NULL, 0);
 
         if (n > (ssize_t) FILEIO_XATTR_MAX)
                 return -E2BIG;
@@ -137,7 +141,7 @@ int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret
                 value = malloc((size_t) n + 1);
                 if (!value)
                         return -ENOMEM;
-                n = getxattr(path, name, value, (size_t) n);
+                n = get(where, name, value, (size_t) n);
         }
         if (n < 0) {
                 if (errno != ENODATA)
@@ -150,6 +154,28 @@ int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret
         *ret = TAKE_PTR(value);
         *ret_size = (size_t) n;
         return 0;
+}
+
+static ssize_t get_by_path(const void *where, const char *name, void *value, size_t size) {
+        return getxattr(where, name, value, size);
+}
+
+static ssize_t get_by_fd(const void *where, const char *name, void *value, size_t size) {
+        return fgetxattr(*(const int *) where, name, value, size);
+}
+
+int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret_size) {
+        return get_xattr(get_by_path, path, name, ret, ret_size);
+}
+
+int fileio_fget_xattr(int fd, const char *name, char **ret, size_t *ret_size) {
+        return get_xattr(get_by_fd, &fd, name, ret, ret_size);
+}
+
+int fileio_openat2(int dirfd, const char *path, struct open_how *how) {
+        long fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+
+        return fd < 0 ? -errno : (int) fd;
 }
 
 int fileio_unlink(const char *path) {

@@ -33,6 +33,16 @@ int fileio_write_atomic(const char *path, const void *data, size_t size, mode_t 
  */
 int fileio_get_xattr(const char *path, const char *name, char **ret, size_t *ret_size);
 
+/* The same through a descriptor (fgetxattr). */
+int fileio_fget_xattr(int fd, const char *name, char **ret, size_t *ret_size);
+
+struct open_how;
+/*
+ * openat2(2): the descriptor, or -errno (-ENOSYS on a kernel without it).
+ * Its own function so that tests can take it away (-Wl,--wrap).
+ */
+int fileio_openat2(int dirfd, const char *path, struct open_how *how);
+
 /* unlink that treats an absent file as done. */
 int fileio_unlink(const char *path);
 

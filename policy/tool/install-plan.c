@@ -17,14 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dpkg-db.h"
 #include "fileio.h"
 #include "install-plan.h"
 #include "integrity.h"
 #include "installed.h"
 #include "manifest.h"
 #include "model.h"
+#include "package-files.h"
 #include "package-rules.h"
 #include "policyset.h"
+#include "safe-root.h"
 
 int install_plan_new(const char *package, InstallPlan **ret) {
         _cleanup_(install_plan_freep) InstallPlan *plan = calloc(1, sizeof(*plan));
@@ -62,6 +65,10 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
         strmap_deinit(&plan->rule_file_index);
         smack_rules_free(plan->kernel_changes);
         integrity_plan_free(plan->integrity);
+        package_files_free(plan->old_files);
+        package_files_free(plan->new_files);
+        dpkg_db_free(plan->dpkg);
+        safe_root_free(plan->root);
         free(plan);
         return NULL;
 }
@@ -162,7 +169,47 @@ int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *di
         if (r < 0)
                 return r;
         plan->new_package = TAKE_PTR(plan->parsed);
-        return 0;
+        /* A new manifest that names another's label refuses; recovery only confines (resolve). */
+        if (plan->recovering)
+                return 0;
+        r = policy_set_check_labels(plan->set, plan->new_package, diag);
+        return r > 0 ? INSTALL_PLAN_E_INVALID : r;
+}
+
+int install_plan_open_root(InstallPlan *plan, const ToolPaths *paths) {
+        _cleanup_free_ char *admindir = NULL;
+        int r;
+
+        if (!plan->root) {
+                r = safe_root_new(paths->file_root, &plan->root);
+                if (r < 0)
+                        return r;
+        }
+        if (plan->dpkg)
+                return 0;
+        admindir = tool_paths_dpkg_admindir(paths);
+        if (!admindir)
+                return -ENOMEM;
+        return dpkg_db_new(admindir, &plan->dpkg);
+}
+
+int install_plan_files(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag) {
+        PackageFilesContext context;
+        int r;
+
+        r = install_plan_open_root(plan, paths);
+        if (r < 0)
+                return r;
+        context = (PackageFilesContext) { .root = plan->root, .dpkg = plan->dpkg, .set = plan->set };
+        /* On remove, dpkg's list still names what the package installed. */
+        r = package_files_new(&context, plan->package, plan->old_package,
+                              plan->from_dpkg && !plan->new_package, false, diag,
+                              &plan->old_files);
+        if (r != 0 || !plan->new_package)
+                return r > 0 ? INSTALL_PLAN_E_INVALID : r;
+        r = package_files_new(&context, plan->package, plan->new_package, plan->from_dpkg,
+                              !plan->recovering, diag, &plan->new_files);
+        return r > 0 ? INSTALL_PLAN_E_INVALID : r;
 }
 
 static RuleFile *plan_rule_file(InstallPlan *plan, const char *name, int *r) {

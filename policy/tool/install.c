@@ -1,15 +1,65 @@
 /*
  * install, remove and compile: the changes mssf-policy makes to a system.
  *
+ * Threat model: what a package may say.
+ *
+ * Who writes manifests. The device maker (its system packages), store
+ * authors, and anyone with a .deb: dpkg runs mssf-policy for every
+ * package that ships /usr/share/mssf/aegis/NAME.aegis, whoever built it.
+ * The manifest, the package's files, its control fields and its
+ * maintainer scripts are all the package's word: never trusted, parsed
+ * with bounds, and believed only about the package itself. Trusted: the
+ * kernel, dpkg's database (info/PACKAGE.list, diversions: dpkg writes
+ * them from the archives under its lock), the device maker's root-owned
+ * configuration (device policy, repositories.conf and its keyrings), and
+ * what apt verified. Not defended against: maintainer scripts, which run
+ * as root and can do anything mssf-policy can (docs/packaging.md says
+ * what the device's package manager must do about that); mssf-policy
+ * must not be the tool they trick into doing it for them.
+ *
+ * What a manifest may speak of, and what refuses the install (each with
+ * the manifest's line and column, before anything changes):
+ *  - files: only regular files its own package installs
+ *    (package-files.c): under dpkg in its own list and no other's,
+ *    diversions respected; by hand, listed by no other dpkg package; in
+ *    both, named by no other installed manifest; every hard link its
+ *    own; set-id only with policy="setxid" and an origin granted
+ *    CAP::setuid/CAP::setgid. Every label and hash is written through a
+ *    descriptor opened without following a symlink, on the very inode
+ *    that was checked (safe-root.c), so a symlink shipped, made by a
+ *    script, or swapped in while we run redirects nothing;
+ *  - labels: its own (its package name, which may not be a global token,
+ *    a monitor label or a label another package names), labels under it
+ *    (PACKAGE:NAME), and those the device policy's "label" lines grant
+ *    its origin; never Smack's special labels, a token or a global token
+ *    (policy_set_check_labels());
+ *  - tokens: those it provides (package::Token, never another's), and
+ *    requests, which the origin and checkorigin decide (policy_set_resolve():
+ *    what is not granted is a warning and makes no rule); guarding a
+ *    member with a token buys reach from its holders only where the
+ *    package may hold or provides it (policy_set_may_serve());
+ *  - bus names: those it declares, first come (policy_set_add()).
+ * What the origin adds: which global tokens, POSIX credentials, other
+ * packages' checkorigin tokens and extra labels the device maker lets a
+ * package of that origin have. Nothing in the package chooses it.
+ *
+ * What an installed version said is not refused again but confined: a
+ * package registered before these rules keeps loading, and what it may no
+ * longer name (a foreign owner label, another package's file) is dropped
+ * from its rules and left untouched on disk, with a warning. Finally no
+ * rule file names a label that no installed package, token or grant owns
+ * (package-rules.c fails the change rather than write one).
+ *
  * Each change is planned in memory first (parse and validate the
  * manifest, load every installed one, resolve grants, generate every
- * package's rule file, compile policy.db), so that every check that can
- * refuse runs before anything is touched. Only then is the system
- * changed, step by step, through one Transaction: manifest copy and
- * origin, SMACK64EXEC labels, security.ima reference hashes (integrity.c),
- * rule files, kernel rules, policy.db. A
- * failure at any step rolls all of it back. The bus is told last, after
- * the commit; a bus that is not running is only a note.
+ * package's rule file, compile policy.db, decide which files are the
+ * package's and hash them), so that every check that can refuse runs
+ * before anything is touched. Only then is the system changed, step by
+ * step, through one Transaction: manifest copy and origin, SMACK64EXEC
+ * labels, security.ima reference hashes (integrity.c), rule files,
+ * kernel rules, policy.db. A failure at any step rolls all of it back.
+ * The bus is told last, after the commit; a bus that is not running is
+ * only a note.
  *
  * Rule files are regenerated for every installed package on every change,
  * because one package's rules depend on others (an app's rule to reach a
@@ -90,12 +140,16 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
         r = install_plan_rules(plan, &c->paths, c->diag);
         if (r != 0)
                 return r;
+        /* Which files are the package's: a <for path> that names another's refuses here. */
+        r = install_plan_files(plan, &c->paths, c->diag);
+        if (r != 0)
+                return r > 0 ? TOOL_E_INVALID : r;
         /* Recovery's comes from the journal: what the interrupted change found. */
         if (plan->integrity)
                 return 0;
         /* Reads every file now: a changed one refuses before anything is touched. */
-        r = integrity_plan_new(&c->paths, plan->package, plan->old_package, plan->new_package,
-                               plan->from_dpkg, c->diag, &plan->integrity);
+        r = integrity_plan_new(plan->root, plan->dpkg, plan->package, plan->old_files,
+                               plan->new_files, c->diag, &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }
 
@@ -175,11 +229,12 @@ static int apply_plan(Transaction *t, ToolContext *c, const InstallPlan *plan) {
         r = step_manifest(t, c, plan);
         if (r < 0)
                 return r;
-        r = smack_setup_label(t, &c->paths, plan->old_package,
-                              plan->new_package, c->diag);
+        r = smack_setup_label(t, plan->root, plan->old_files, plan->package, plan->new_files,
+                              plan->package, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        r = integrity_apply(t, &c->paths, plan->integrity, c->diag);
+        r = integrity_apply(t, plan->root, plan->integrity,
+                            !c->paths.root && (ima_evm_state() & 1), c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
         r = install_plan_write_rules(t, plan, &c->paths);
@@ -268,7 +323,7 @@ static int run_plan(ToolContext *c, InstallPlan *plan, bool journalled) {
         sigaddset(&blocked, SIGHUP);
         sigaddset(&blocked, SIGQUIT);
         sigprocmask(SIG_BLOCK, &blocked, &saved);
-        r = journalled ? journal_begin(&c->paths, plan->package, plan->integrity) : 0;
+        r = journalled ? journal_begin(&c->paths, plan->root, plan->package, plan->integrity) : 0;
         if (r < 0) {
                 _cleanup_free_ char *path = journal_path(&c->paths);
 
@@ -317,7 +372,10 @@ static int recover_integrity(ToolContext *c, const Journal *journal, InstallPlan
         path = journal_path(&c->paths);
         if (!path)
                 return -ENOMEM;
-        r = integrity_plan_restore(&c->paths, journal->ima, journal->n_ima, path, c->diag,
+        r = install_plan_open_root(plan, &c->paths);
+        if (r < 0)
+                return r;
+        r = integrity_plan_restore(plan->root, journal->ima, journal->n_ima, path, c->diag,
                                    &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }
@@ -350,6 +408,7 @@ static int recover(ToolContext *c) {
         r = install_plan_new(journal->package, &plan);
         if (r < 0)
                 return r;
+        plan->recovering = true;
         r = recover_integrity(c, journal, plan);
         if (r != 0)
                 return r;

@@ -1,13 +1,10 @@
 /*
  * Reference hashes for IMA appraisal, set at install.
  *
- * Which files: the binaries a package's manifest names as its own
- * ("<for path>", the same ones smack-setup labels) and, when dpkg runs
- * mssf-policy (dpkg configure, remove, triggered), every regular file in
- * dpkg's file list (info/PACKAGE.list).
- * Each is resolved under --root and must stay there; directories,
- * devices and files that are gone are left out (a symlink counts as the
- * file it points to, which must itself be inside the root).
+ * Which files: the package's own regular files as package-files.c found
+ * them (its <for path> binaries and, when dpkg runs mssf-policy, every
+ * regular file of dpkg's list that is the package's and no one else's),
+ * each opened through the root without following a symlink.
  *
  * Trust: the file on disk is hashed as it is when mssf-policy runs, so a
  * file altered between dpkg's unpack and configure would be blessed. dpkg
@@ -18,20 +15,21 @@
  * is there.
  *
  * Every file is read in integrity_plan_new(), before the transaction
- * touches anything; integrity_apply() only writes xattrs, each recorded in
- * the transaction, so a failure rolls them back. A crash is covered by the
- * journal, which keeps every planned file's value from before the change
- * (integrity_plan_save()): recovery puts those very values back
- * (integrity_plan_restore()) rather than planning again, because a new
- * plan could not know which files the interrupted one covered (dpkg's
- * list or only the manifest's binaries) nor what a file carried before
- * (a signature, a stale hash, nothing). The kernel keeps security.evm in
- * step with each setxattr when EVM's key is loaded; integrity_apply()
- * checks that it did.
+ * touches anything; integrity_apply() opens each again, checks that it is
+ * the same file (device, inode) and hashes it again through the very
+ * descriptor it then writes security.ima on, so what is blessed is what
+ * was checked even if the file was replaced or rewritten in between (the
+ * second read is the price of that: the page cache makes it cheap). A
+ * crash is covered by the journal, which keeps every planned file's value
+ * from before the change (integrity_plan_save()): recovery puts those very
+ * values back (integrity_plan_restore()) rather than planning again,
+ * because a new plan could not know which files the interrupted one
+ * covered (dpkg's list or only the manifest's binaries) nor what a file
+ * carried before (a signature, a stale hash, nothing). The kernel keeps
+ * security.evm in step with each setxattr when EVM's key is loaded;
+ * integrity_apply() checks that it did.
  */
 #include <errno.h>
-#include <glob.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,204 +37,32 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "dpkg-db.h"
 #include "fileio.h"
 #include "integrity.h"
-#include "model.h"
+#include "package-files.h"
+#include "safe-root.h"
 
-/* One file: how the package names it, and where it is. */
-typedef struct NamedFile {
-        char *name;                     /* "/usr/bin/x" */
-        char *file;                     /* resolved, under the root */
-} NamedFile;
-
-typedef struct FileSet {
-        NamedFile *files;
-        size_t n, allocated;
-} FileSet;
-
-static void file_set_clear(FileSet *s) {
-        for (size_t i = 0; i < s->n; i++) {
-                free(s->files[i].name);
-                free(s->files[i].file);
-        }
-        free(s->files);
-        *s = (FileSet) {};
-}
-
-static bool file_set_has(const FileSet *s, const char *file) {
-        for (size_t i = 0; i < s->n; i++)
-                if (strcmp(s->files[i].file, file) == 0)
-                        return true;
-        return false;
-}
-
-/* Add name if it is a regular file inside the root (else nothing). */
-static int file_set_add(FileSet *s, const ToolPaths *paths, const char *root, const char *name) {
-        _cleanup_free_ char *joined = NULL, *resolved = NULL;
-        struct stat st;
-        size_t n = strlen(root);
-
-        if (name[0] != '/')
-                return 0;
-        joined = tool_paths_file(paths, name);
-        if (!joined)
-                return -ENOMEM;
-        resolved = realpath(joined, NULL);
-        if (!resolved)
-                return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -errno;
-        if (n > 1 && (strncmp(resolved, root, n) != 0 || resolved[n] != '/'))
-                return 0;
-        if (stat(resolved, &st) < 0 || !S_ISREG(st.st_mode))
-                return 0;
-        if (file_set_has(s, resolved))
-                return 0;
-        if (s->n == s->allocated) {
-                size_t allocated = s->allocated ? 2 * s->allocated : 16;
-                NamedFile *files = reallocarray(s->files, allocated, sizeof(*files));
-
-                if (!files)
-                        return -ENOMEM;
-                s->files = files;
-                s->allocated = allocated;
-        }
-        s->files[s->n].name = strdup(name);
-        if (!s->files[s->n].name)
-                return -ENOMEM;
-        s->files[s->n++].file = TAKE_PTR(resolved);
-        return 0;
-}
-
-static int add_manifest_binaries(FileSet *s, const ToolPaths *paths, const char *root,
-                                 const Package *package) {
-        for (size_t i = 0; package && i < package->n_requests; i++) {
-                const Request *request = package->requests[i];
-
-                if (request->context_install)
-                        continue;
-                for (size_t j = 0; j < request->n_targets; j++) {
-                        const RequestTarget *target = request->targets[j];
-                        int r;
-
-                        if (target->package || !target->path || strstr(target->path, "/.."))
-                                continue;
-                        r = file_set_add(s, paths, root, target->path);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
-}
-
-char *integrity_dpkg_admindir(const ToolPaths *paths) {
-        char *dir = NULL;
-
-        if (paths->root)
-                return asprintf(&dir, "%s/var/lib/dpkg", paths->root) < 0 ? NULL : dir;
-        return strdup(getenv("DPKG_ADMINDIR") ?: "/var/lib/dpkg");
-}
-
-/* ADMINDIR/info/PACKAGE.SUFFIX, or PACKAGE:ARCH.SUFFIX (Multi-Arch: same): 0 and *ret (NULL if none). */
-static int dpkg_info_file(const ToolPaths *paths, const char *package, const char *suffix,
-                          char **ret) {
-        _cleanup_free_ char *admindir = integrity_dpkg_admindir(paths);
-        _cleanup_free_ char *plain = NULL, *pattern = NULL;
-        glob_t g = {};
-
-        *ret = NULL;
-        if (!admindir)
-                return -ENOMEM;
-        if (asprintf(&plain, "%s/info/%s.%s", admindir, package, suffix) < 0 ||
-            asprintf(&pattern, "%s/info/%s:*.%s", admindir, package, suffix) < 0)
-                return -ENOMEM;
-        if (access(plain, F_OK) == 0) {
-                *ret = TAKE_PTR(plain);
-                return 0;
-        }
-        if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0)
-                *ret = strdup(g.gl_pathv[0]);
-        globfree(&g);
-        return 0;
-}
-
-static int add_dpkg_list(FileSet *s, const ToolPaths *paths, const char *root,
-                         const char *package) {
-        _cleanup_free_ char *list = NULL, *text = NULL;
-        size_t size = 0;
-        int r;
-
-        r = dpkg_info_file(paths, package, "list", &list);
-        if (r < 0 || !list)
-                return r;
-        r = fileio_read(list, &text, &size);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (char *line = text, *end; line < text + size; line = end + 1) {
-                end = memchr(line, '\n', (size_t) (text + size - line));
-                if (!end)
-                        end = text + size;
-                *end = '\0';
-                r = file_set_add(s, paths, root, line);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static int collect(FileSet *s, const ToolPaths *paths, const char *package_name,
-                   const Package *package, bool with_dpkg) {
-        _cleanup_free_ char *root = NULL;
-        int r;
-
-        root = realpath(paths->file_root[0] ? paths->file_root : "/", NULL);
-        if (!root)
-                return -errno;
-        r = add_manifest_binaries(s, paths, root, package);
-        if (r >= 0 && with_dpkg)
-                r = add_dpkg_list(s, paths, root, package_name);
-        return r;
-}
-
-int integrity_package_files(const ToolPaths *paths, const char *package_name,
-                            const Package *package, bool with_dpkg, char ***ret, size_t *ret_n) {
-        FileSet s = {};
-        char **files;
-        int r;
-
-        r = collect(&s, paths, package_name, package, with_dpkg);
-        files = r < 0 ? NULL : calloc(s.n + 1, sizeof(*files));
-        if (r < 0 || !files) {
-                file_set_clear(&s);
-                return r < 0 ? r : -ENOMEM;
-        }
-        for (size_t i = 0; i < s.n; i++)
-                files[i] = TAKE_PTR(s.files[i].file);
-        *ret_n = s.n;
-        file_set_clear(&s);
-        *ret = files;
-        return 0;
-}
-
-static int hex_digit(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        return -1;
+/* dpkg writes md5sums in lower case: anything else is not its line. */
+static int lower_hex(char c) {
+        return c >= 'A' && c <= 'F' ? -1 : hex_digit_value(c);
 }
 
 /*
- * Check file (named name) against dpkg's md5sums text: 0 when it matches
- * or the md5sums does not list it, INTEGRITY_E_INVALID (diag) when it
- * differs or the md5sums line is malformed.
+ * Check the file dpkg names name (or, on a merged-/usr system, path)
+ * against dpkg's md5sums text: 0 when it matches or the md5sums does not
+ * list it, INTEGRITY_E_INVALID (diag) when it differs or the md5sums line
+ * is malformed.
  */
 static int check_md5sums(const char *md5sums, const char *text, size_t size, const char *name,
-                         const uint8_t md5[MD5_DIGEST_SIZE], Diagnostics *diag) {
-        size_t name_len = strlen(name + 1);
+                         const char *path, const uint8_t md5[MD5_DIGEST_SIZE], Diagnostics *diag) {
+        size_t name_len = strlen(name + 1), path_len = strlen(path + 1);
         unsigned line_no = 0;
 
         for (const char *line = text, *end; line < text + size; line = end + 1) {
                 uint8_t listed[MD5_DIGEST_SIZE];
                 bool valid = true;
+                size_t len;
 
                 line_no++;
                 end = memchr(line, '\n', (size_t) (text + size - line));
@@ -247,10 +73,12 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
                                         "not a dpkg md5sums line (\"MD5  path\")");
                         return INTEGRITY_E_INVALID;
                 }
-                if ((size_t) (end - line - 34) != name_len || memcmp(line + 34, name + 1, name_len) != 0)
+                len = (size_t) (end - line - 34);
+                if (!(len == name_len && memcmp(line + 34, name + 1, name_len) == 0) &&
+                    !(len == path_len && memcmp(line + 34, path + 1, path_len) == 0))
                         continue;
                 for (size_t i = 0; i < MD5_DIGEST_SIZE; i++) {
-                        int hi = hex_digit(line[2 * i]), lo = hex_digit(line[2 * i + 1]);
+                        int hi = lower_hex(line[2 * i]), lo = lower_hex(line[2 * i + 1]);
 
                         valid = valid && hi >= 0 && lo >= 0;
                         listed[i] = (uint8_t) (hi << 4 | lo);
@@ -271,8 +99,9 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
         return 0;
 }
 
-/* Add "set file's security.ima to value" (NULL: remove it); value is copied. */
-static int plan_add(IntegrityPlan *plan, const char *file, const uint8_t *value, size_t size) {
+/* Add "set path's security.ima to value" (NULL: remove it); value is copied. */
+static int plan_add(IntegrityPlan *plan, const SafeRoot *root, const char *path,
+                    const struct stat *st, const uint8_t *value, size_t size) {
         IntegrityEntry *e;
 
         if (plan->n_entries == plan->n_allocated) {
@@ -285,11 +114,19 @@ static int plan_add(IntegrityPlan *plan, const char *file, const uint8_t *value,
                 plan->n_allocated = allocated;
         }
         e = &plan->entries[plan->n_entries];
-        *e = (IntegrityEntry) { .file = strdup(file), .value_size = value ? size : 0 };
+        *e = (IntegrityEntry) {
+                .file = safe_root_host_path(root, path),
+                .path = strdup(path),
+                .check_file = st != NULL,
+                .value_size = value ? size : 0,
+        };
+        if (st)
+                e->st = *st;
         if (value)
                 e->value = malloc(size ? size : 1);
-        if (!e->file || (value && !e->value)) {
+        if (!e->file || !e->path || (value && !e->value)) {
                 free(e->file);
+                free(e->path);
                 free(e->value);
                 return -ENOMEM;
         }
@@ -299,14 +136,42 @@ static int plan_add(IntegrityPlan *plan, const char *file, const uint8_t *value,
         return 0;
 }
 
-/* Hash every file of s, check each against md5sums, add them to plan. */
-static int plan_hashes(IntegrityPlan *plan, const ToolPaths *paths, const char *package_name,
-                       const FileSet *s, Diagnostics *diag) {
+/* Hash file through a descriptor that is still the file package-files.c found. */
+static int hash_file(const SafeRoot *root, const PackageFile *file, ImaDigests *ret,
+                     Diagnostics *diag) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        r = safe_root_open(root, file->path, &fd, &st);
+        if (r < 0) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, file->path, 0, 0,
+                                "cannot read it to record its reference hash: %s", strerror(-r));
+                return INTEGRITY_E_INVALID;
+        }
+        if (r > 0 || !safe_root_same_file(&st, &file->st)) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, file->path, 0, 0,
+                                "changed while mssf-policy ran (it is no longer the file that "
+                                "was checked): not hashed");
+                return INTEGRITY_E_INVALID;
+        }
+        r = ima_digest_fd(fd, ret);
+        if (r < 0) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, file->path, 0, 0,
+                                "cannot read it to record its reference hash: %s", strerror(-r));
+                return INTEGRITY_E_INVALID;
+        }
+        return 0;
+}
+
+/* Hash every file of files, check each against md5sums, add them to plan. */
+static int plan_hashes(IntegrityPlan *plan, const SafeRoot *root, const DpkgDb *dpkg,
+                       const char *package_name, const PackageFiles *files, Diagnostics *diag) {
         _cleanup_free_ char *md5sums = NULL, *text = NULL;
         size_t size = 0;
         int r, result = 0;
 
-        r = dpkg_info_file(paths, package_name, "md5sums", &md5sums);
+        r = dpkg ? dpkg_db_info_file(dpkg, package_name, "md5sums", &md5sums) : 0;
         if (r < 0)
                 return r;
         if (md5sums) {
@@ -314,50 +179,44 @@ static int plan_hashes(IntegrityPlan *plan, const ToolPaths *paths, const char *
                 if (r < 0)
                         return r;
         }
-        for (size_t i = 0; i < s->n; i++) {
+        for (size_t i = 0; i < files->n_files; i++) {
+                const PackageFile *file = &files->files[i];
                 ImaDigests digests;
 
-                r = ima_digest_file(s->files[i].file, &digests);
-                if (r < 0) {
-                        diagnostics_add(diag, DIAGNOSTIC_ERROR, s->files[i].file, 0, 0,
-                                        "cannot read it to record its reference hash: %s",
-                                        strerror(-r));
-                        return INTEGRITY_E_INVALID;
-                }
+                r = hash_file(root, file, &digests, diag);
+                if (r != 0)
+                        return r;
                 if (text) {
-                        r = check_md5sums(md5sums, text, size, s->files[i].name, digests.md5, diag);
+                        r = check_md5sums(md5sums, text, size, file->name, file->path,
+                                          digests.md5, diag);
                         if (r != 0) {
                                 result = r;
                                 continue;
                         }
                 }
-                r = plan_add(plan, s->files[i].file, digests.value, IMA_VALUE_SIZE);
+                r = plan_add(plan, root, file->path, &file->st, digests.value, IMA_VALUE_SIZE);
                 if (r < 0)
                         return r;
         }
         return result;
 }
 
-int integrity_plan_new(const ToolPaths *paths, const char *package_name,
-                       const Package *old_package, const Package *new_package, bool with_dpkg,
+int integrity_plan_new(const SafeRoot *root, const DpkgDb *dpkg, const char *package_name,
+                       const PackageFiles *old_files, const PackageFiles *new_files,
                        Diagnostics *diag, IntegrityPlan **ret) {
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
-        FileSet old_files = {}, new_files = {};
-        int r;
+        int r = 0;
 
         if (!plan)
                 return -ENOMEM;
-        /* On remove, dpkg's list still names what the package installed. */
-        r = collect(&old_files, paths, package_name, old_package, with_dpkg && !new_package);
-        if (r >= 0 && new_package)
-                r = collect(&new_files, paths, package_name, new_package, with_dpkg);
-        if (r >= 0 && new_package)
-                r = plan_hashes(plan, paths, package_name, &new_files, diag);
-        for (size_t i = 0; r >= 0 && i < old_files.n; i++)
-                if (!file_set_has(&new_files, old_files.files[i].file))
-                        r = plan_add(plan, old_files.files[i].file, NULL, 0);
-        file_set_clear(&old_files);
-        file_set_clear(&new_files);
+        if (new_files)
+                r = plan_hashes(plan, root, dpkg, package_name, new_files, diag);
+        for (size_t i = 0; r >= 0 && old_files && i < old_files->n_files; i++) {
+                const PackageFile *file = &old_files->files[i];
+
+                if (!package_files_find(new_files, file->path))
+                        r = plan_add(plan, root, file->path, &file->st, NULL, 0);
+        }
         if (r != 0)
                 return r;
         *ret = TAKE_PTR(plan);
@@ -369,6 +228,7 @@ IntegrityPlan *integrity_plan_free(IntegrityPlan *plan) {
                 return NULL;
         for (size_t i = 0; i < plan->n_entries; i++) {
                 free(plan->entries[i].file);
+                free(plan->entries[i].path);
                 free(plan->entries[i].value);
         }
         free(plan->entries);
@@ -384,7 +244,7 @@ void integrity_saved_free(IntegritySaved *saved, size_t n) {
         free(saved);
 }
 
-int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret) {
+int integrity_plan_save(const SafeRoot *root, const IntegrityPlan *plan, IntegritySaved **ret) {
         IntegritySaved *saved = NULL;
         size_t n = plan ? plan->n_entries : 0;
 
@@ -394,12 +254,15 @@ int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret) {
                         return -ENOMEM;
         }
         for (size_t i = 0; i < n; i++) {
+                _cleanup_close_ int fd = -1;
                 char *value = NULL;
+                struct stat st;
                 int r;
 
                 saved[i].file = strdup(plan->entries[i].file);
-                r = saved[i].file ? fileio_get_xattr(saved[i].file, IMA_XATTR, &value,
-                                                     &saved[i].value_size) : -ENOMEM;
+                r = saved[i].file ? safe_root_open(root, plan->entries[i].path, &fd, &st) : -ENOMEM;
+                if (r == 0)
+                        r = fileio_fget_xattr(fd, IMA_XATTR, &value, &saved[i].value_size);
                 if (r < 0) {
                         integrity_saved_free(saved, n);
                         return r;
@@ -410,69 +273,48 @@ int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret) {
         return 0;
 }
 
-/* Whether file is (lexically) root or under it; root "/" holds every absolute path. */
-static bool under_root(const char *root, const char *file) {
-        size_t n = strlen(root);
-
-        if (strcmp(root, "/") == 0)
-                return file[0] == '/';
-        return strncmp(file, root, n) == 0 && file[n] == '/';
+static const char *verdict_text(int verdict) {
+        switch (verdict) {
+        case SAFE_ROOT_E_MISSING:
+                return "it is gone";
+        case SAFE_ROOT_E_SYMLINK:
+                return "a symbolic link is on its way now";
+        case SAFE_ROOT_E_NOT_REGULAR:
+                return "it is no longer a regular file";
+        default:
+                return "its path is not a normal one";
+        }
 }
 
-/* Why saved's file can no longer take its value back (NULL: it can), or -errno in *r. */
-static const char *restore_problem(const char *file, int *r) {
-        _cleanup_free_ char *resolved = realpath(file, NULL);
-        struct stat st;
-
-        *r = 0;
-        if (!resolved) {
-                if (errno == ENOENT || errno == ENOTDIR)
-                        return "it is gone";
-                if (errno == ELOOP)
-                        return "a symlink loop is on its way";
-                *r = -errno;
-                return NULL;
-        }
-        if (strcmp(resolved, file) != 0)
-                return "a symlink is on its way now";
-        if (stat(resolved, &st) < 0) {
-                *r = -errno;
-                return NULL;
-        }
-        return S_ISREG(st.st_mode) ? NULL : "it is no longer a regular file";
-}
-
-int integrity_plan_restore(const ToolPaths *paths, const IntegritySaved *saved, size_t n,
+int integrity_plan_restore(const SafeRoot *root, const IntegritySaved *saved, size_t n,
                            const char *source, Diagnostics *diag, IntegrityPlan **ret) {
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
-        _cleanup_free_ char *root = NULL;
         int r;
 
         if (!plan)
                 return -ENOMEM;
-        root = realpath(paths->file_root[0] ? paths->file_root : "/", NULL);
-        if (!root)
-                return -errno;
         for (size_t i = 0; i < n; i++) {
                 const IntegritySaved *s = &saved[i];
-                const char *problem;
+                const char *path = safe_root_inside(root, s->file);
+                _cleanup_close_ int fd = -1;
+                struct stat st;
 
-                if (!under_root(root, s->file)) {
+                if (!path) {
                         diagnostics_add(diag, DIAGNOSTIC_ERROR, source, s->line, 0,
                                         "%s is not under %s: not a journal of this root's "
-                                        "packages", s->file, root);
+                                        "packages", s->file, safe_root_path(root));
                         return INTEGRITY_E_INVALID;
                 }
-                problem = restore_problem(s->file, &r);
+                r = safe_root_open(root, path, &fd, &st);
                 if (r < 0)
                         return r;
-                if (problem) {
+                if (r > 0) {
                         diagnostics_add(diag, DIAGNOSTIC_WARNING, source, s->line, 0,
                                         "%s: %s, so its %s from before the interrupted change "
-                                        "is not put back", s->file, problem, IMA_XATTR);
+                                        "is not put back", s->file, verdict_text(r), IMA_XATTR);
                         continue;
                 }
-                r = plan_add(plan, s->file, s->value, s->value_size);
+                r = plan_add(plan, root, path, NULL, s->value, s->value_size);
                 if (r < 0)
                         return r;
         }
@@ -480,45 +322,90 @@ int integrity_plan_restore(const ToolPaths *paths, const IntegritySaved *saved, 
         return 0;
 }
 
-/* Whether e's file already has e's security.ima (or, for a removal, none). */
-static bool current_is(const IntegrityEntry *e) {
+/* Whether fd's file already has e's security.ima (or, for a removal, none). */
+static bool current_is(int fd, const IntegrityEntry *e) {
         _cleanup_free_ char *current = NULL;
         size_t size = 0;
 
-        if (fileio_get_xattr(e->file, IMA_XATTR, &current, &size) < 0)
+        if (fileio_fget_xattr(fd, IMA_XATTR, &current, &size) < 0)
                 return false;
         if (!current || !e->value)
                 return !current && !e->value;
         return size == e->value_size && memcmp(current, e->value, size) == 0;
 }
 
-static int check_evm(const char *file, Diagnostics *diag) {
+static int check_evm(int fd, const IntegrityEntry *e, Diagnostics *diag) {
         uint8_t type;
-        ssize_t n = getxattr(file, EVM_XATTR, &type, 1);
+        ssize_t n = fgetxattr(fd, EVM_XATTR, &type, 1);
 
         if (n < 0 && errno == ERANGE)
                 return 0;               /* longer than one byte: a signature, also fine */
         if (n == 1)
                 return 0;
-        diagnostics_add(diag, DIAGNOSTIC_ERROR, file, 0, 0,
+        diagnostics_add(diag, DIAGNOSTIC_ERROR, e->file, 0, 0,
                         "EVM's key is loaded but the kernel wrote no %s with the reference hash "
                         "(%s): the file would be refused", EVM_XATTR,
                         n < 0 ? strerror(errno) : "empty");
         return INTEGRITY_E_INVALID;
 }
 
-int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan *plan,
-                    Diagnostics *diag) {
-        bool evm = !paths->root && (ima_evm_state() & 1);
+/* open_entry(): a removal whose file is gone or replaced: nothing to do. */
+#define ENTRY_GONE 2
 
+/*
+ * Open e's file for the write: 0 and *ret_fd; ENTRY_GONE; INTEGRITY_E_INVALID
+ * when a hash's file changed since it was planned.
+ */
+static int open_entry(const SafeRoot *root, const IntegrityEntry *e, int *ret_fd,
+                      Diagnostics *diag) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        ImaDigests now;
+        int r;
+
+        r = safe_root_open(root, e->path, &fd, &st);
+        if (r < 0)
+                return r;
+        if (r == 0 && e->check_file && !safe_root_same_file(&st, &e->st))
+                r = 1;
+        if (r > 0 && !e->value)
+                return ENTRY_GONE;
+        if (r == 0 && e->value && e->check_file) {
+                r = ima_digest_fd(fd, &now);
+                if (r < 0)
+                        return r;
+                r = ima_value_equal(e->value, e->value_size, now.value) ? 0 : 1;
+        }
+        if (r > 0) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, e->file, 0, 0,
+                                "changed while mssf-policy ran (%s): its reference hash is "
+                                "not written", r == SAFE_ROOT_E_SYMLINK ? "a symbolic link "
+                                "is on the way now" : "not the file or content that was "
+                                "checked");
+                return INTEGRITY_E_INVALID;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int integrity_apply(Transaction *t, const SafeRoot *root, const IntegrityPlan *plan, bool evm,
+                    Diagnostics *diag) {
         for (size_t i = 0; plan && i < plan->n_entries; i++) {
                 const IntegrityEntry *e = &plan->entries[i];
+                _cleanup_close_ int fd = -1;
                 int r;
 
-                /* With EVM on, a right value without its HMAC is rewritten so the kernel adds one. */
-                if (current_is(e) && !(e->value && evm && getxattr(e->file, EVM_XATTR, NULL, 0) < 0))
+                r = open_entry(root, e, &fd, diag);
+                if (r == ENTRY_GONE)
                         continue;
-                r = transaction_set_xattr_bytes(t, e->file, IMA_XATTR, e->value, e->value_size);
+                if (r != 0)
+                        return r;
+                /* With EVM on, a right value without its HMAC is rewritten so the kernel adds one. */
+                if (current_is(fd, e) &&
+                    !(e->value && evm && fgetxattr(fd, EVM_XATTR, NULL, 0) < 0))
+                        continue;
+                r = transaction_set_xattr(t, root, fd, e->path, IMA_XATTR, e->value,
+                                          e->value_size);
                 if (r == -EPERM && evm) {
                         diagnostics_add(diag, DIAGNOSTIC_ERROR, e->file, 0, 0,
                                         "the kernel refused to change %s: EVM says the file's "
@@ -529,14 +416,10 @@ int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan 
                 if (r < 0)
                         return r;
                 if (e->value && evm) {
-                        r = check_evm(e->file, diag);
+                        r = check_evm(fd, e, diag);
                         if (r != 0)
                                 return r;
                 }
         }
         return 0;
-}
-
-int integrity_dpkg_info_file(const ToolPaths *paths, const char *package, const char *suffix, char **ret) {
-        return dpkg_info_file(paths, package, suffix, ret);
 }

@@ -4,17 +4,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "diagnostic.h"
 #include "ima.h"
 #include "macro.h"
-#include "paths.h"
 #include "transaction.h"
 
-typedef struct Package Package;
+typedef struct DpkgDb DpkgDb;
+typedef struct PackageFiles PackageFiles;
+typedef struct SafeRoot SafeRoot;
 
 typedef struct IntegrityEntry {
-        char *file;                     /* the file on disk (under paths->file_root, resolved) */
+        char *file;                     /* as the journal names it: the root's path + path */
+        char *path;                     /* inside the root, canonical */
+        struct stat st;                 /* the file that was hashed (see check_file) */
+        /* The write must find the same file (dev, ino) and, for a value, the
+         * same content; false: recovery, which puts back whatever it recorded. */
+        bool check_file;
         uint8_t *value;                 /* (nullable) the security.ima to write; NULL: remove it */
         size_t value_size;
 } IntegrityEntry;
@@ -34,68 +41,56 @@ typedef struct IntegritySaved {
 } IntegritySaved;
 
 enum {
-        /* a file differs from the package's md5sums, a journal names a file
-         * outside the root, ...: see diag */
+        /* a file differs from the package's md5sums or changed while we ran,
+         * a journal names a file outside the root, ...: see diag */
         INTEGRITY_E_INVALID = 1,
 };
 
 /*
- * The package's protected files: its own "<for path>" binaries and, when
- * dpkg has a file list for it (ADMINDIR/info/PACKAGE.list), every regular
- * file dpkg installed for it; each resolved under paths->file_root, and
- * *ret_n (a NULL-terminated array of allocated strings). Missing files,
- * non-regular files and files outside the root are left out.
+ * What the change does to security.ima: new_files' files (nullable:
+ * removed) get their hash, each checked against dpkg's md5sums of
+ * package_name where dpkg has one (a mismatch is INTEGRITY_E_INVALID with
+ * "md5sums:LINE: ..." in diag); files only old_files (nullable) had lose
+ * it. Both sets come from package_files_new(): the package's own regular
+ * files. Reads every file now, through a descriptor, before anything is
+ * changed.
  */
-int integrity_package_files(const ToolPaths *paths, const char *package_name,
-                            const Package *package, bool with_dpkg, char ***ret, size_t *ret_n);
-
-/*
- * What the change does to security.ima: new_package's files (nullable:
- * removed) get their hash, each checked against dpkg's md5sums where the
- * package has one (a mismatch is INTEGRITY_E_INVALID with
- * "md5sums:LINE: ..." in diag); files only old_package (nullable) named
- * lose it. with_dpkg: dpkg runs us, so its file list of package_name is
- * this package's (run by hand, a dpkg package of the same name may be
- * another one: only the manifest's binaries). Reads every file now,
- * before anything is changed.
- */
-int integrity_plan_new(const ToolPaths *paths, const char *package_name,
-                       const Package *old_package, const Package *new_package, bool with_dpkg,
+int integrity_plan_new(const SafeRoot *root, const DpkgDb *dpkg, const char *package_name,
+                       const PackageFiles *old_files, const PackageFiles *new_files,
                        Diagnostics *diag, IntegrityPlan **ret);
 IntegrityPlan *integrity_plan_free(IntegrityPlan *plan);
 
 /*
  * The security.ima, as it is now, of every file plan (nullable: none)
  * changes: 0 and *ret (plan->n_entries of them, in plan order; NULL for
- * none), or -errno. Read before the change, for the crash journal.
+ * none), or -errno. Read before the change, for the crash journal; a file
+ * that cannot be opened safely is recorded as having none.
  */
-int integrity_plan_save(const IntegrityPlan *plan, IntegritySaved **ret);
+int integrity_plan_save(const SafeRoot *root, const IntegrityPlan *plan, IntegritySaved **ret);
 /* Free n saved values (NULL-safe). */
 void integrity_saved_free(IntegritySaved *saved, size_t n);
 
 /*
  * The plan that puts saved values back exactly as they were: how recovery
  * undoes an interrupted change (nothing is hashed, no md5sums consulted).
- * Each file must lie under paths->file_root, else INTEGRITY_E_INVALID with
+ * Each file must lie under the root, else INTEGRITY_E_INVALID with
  * "source:line: error" in diag (the journal is not this root's). A file
- * that is gone, or is no longer a regular file at that very path (a
- * symlink now on the way), is left out with a warning: nothing is written
- * where the change did not write.
+ * that is gone, or is no longer a regular file reached without a symlink,
+ * is left out with a warning: nothing is written where the change did not
+ * write.
  */
-int integrity_plan_restore(const ToolPaths *paths, const IntegritySaved *saved, size_t n,
+int integrity_plan_restore(const SafeRoot *root, const IntegritySaved *saved, size_t n,
                            const char *source, Diagnostics *diag, IntegrityPlan **ret);
 
 /*
- * Write the plan through t. With EVM's HMAC key loaded in this kernel
- * (and no --root), checks that the kernel wrote security.evm beside each
- * reference hash. 0, INTEGRITY_E_INVALID (diag) or -errno.
+ * Write the plan through t, each file opened again through root without
+ * following symlinks: a planned file must still be the same file with the
+ * same content (else INTEGRITY_E_INVALID: it changed while mssf-policy
+ * ran). With evm (EVM's HMAC key loaded in this kernel, no --root),
+ * checks that the kernel wrote security.evm beside each reference hash.
+ * 0, INTEGRITY_E_INVALID (diag) or -errno.
  */
-int integrity_apply(Transaction *t, const ToolPaths *paths, const IntegrityPlan *plan,
+int integrity_apply(Transaction *t, const SafeRoot *root, const IntegrityPlan *plan, bool evm,
                     Diagnostics *diag);
-
-/* dpkg's admin directory for these paths (allocated): ROOT/var/lib/dpkg, $DPKG_ADMINDIR, /var/lib/dpkg. */
-char *integrity_dpkg_admindir(const ToolPaths *paths);
-/* ADMINDIR/info/PACKAGE.SUFFIX, or PACKAGE:ARCH.SUFFIX (Multi-Arch: same): 0 and *ret (NULL if none). */
-int integrity_dpkg_info_file(const ToolPaths *paths, const char *package, const char *suffix, char **ret);
 
 DEFINE_CLEANUP(IntegrityPlan *, integrity_plan_free);

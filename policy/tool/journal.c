@@ -142,7 +142,8 @@ static int journal_format(const ToolPaths *paths, const char *package,
         return 0;
 }
 
-int journal_begin(const ToolPaths *paths, const char *package, const IntegrityPlan *integrity) {
+int journal_begin(const ToolPaths *paths, const SafeRoot *root, const char *package,
+                  const IntegrityPlan *integrity) {
         _cleanup_free_ char *path = journal_path(paths), *text = NULL;
         IntegritySaved *saved = NULL;
         size_t size = 0, n_saved = integrity ? integrity->n_entries : 0;
@@ -153,7 +154,7 @@ int journal_begin(const ToolPaths *paths, const char *package, const IntegrityPl
         /* What the next run could not read back must not be written. */
         if (n_saved > JOURNAL_MAX_FILES)
                 return -E2BIG;
-        r = integrity_plan_save(integrity, &saved);
+        r = integrity_plan_save(root, integrity, &saved);
         if (r < 0)
                 return r;
         r = journal_format(paths, package, saved, n_saved, &text, &size);

@@ -9,6 +9,7 @@
 
 typedef struct IntegrityPlan IntegrityPlan;
 typedef struct IntegritySaved IntegritySaved;
+typedef struct SafeRoot SafeRoot;
 
 enum {
         JOURNAL_E_CORRUPT = 1,          /* the journal cannot be read: see the message */
@@ -41,7 +42,8 @@ char *journal_path(const ToolPaths *paths);
  * will change, durably (atomic write), before anything is changed.
  * -E2BIG/-EFBIG when that is more than a journal may hold.
  */
-int journal_begin(const ToolPaths *paths, const char *package, const IntegrityPlan *integrity);
+int journal_begin(const ToolPaths *paths, const SafeRoot *root, const char *package,
+                  const IntegrityPlan *integrity);
 /* The change is committed or rolled back: forget it. */
 int journal_end(const ToolPaths *paths);
 

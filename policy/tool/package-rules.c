@@ -9,9 +9,12 @@
  * label has w on the receiver's, both ways. So a grant of T also makes
  * "App P w" and "P App w" for every package P that provides T or guards
  * one of its D-Bus members with T (oFono guarding its modem methods with
- * the global Cellular). Nothing is granted that policy_set_resolve() did
- * not grant: a request the device policy refused, or for a token nobody
- * provides, makes no rule.
+ * the global Cellular), as long as that package may serve the token: it
+ * provides it, or its origin may be granted it (policy_set_may_serve()),
+ * so that a store package cannot buy two-way reach with every holder of
+ * Cellular by guarding one method with it. Nothing is granted that
+ * policy_set_resolve() did not grant: a request the device policy
+ * refused, or for a token nobody provides, makes no rule.
  *
  * The output depends only on the policy set, so regenerating every
  * package's rules after any install gives the same files as installing in
@@ -20,8 +23,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "device-policy.h"
 #include "model.h"
 #include "package-rules.h"
+#include "policyset.h"
 
 static bool requirement_needs(const Requirement *req, const char *token) {
         return req->kind == REQUIREMENT_TOKEN && req->token && strcmp(req->token, token) == 0;
@@ -73,8 +78,12 @@ int package_request_subjects(const Package *package, const Request *request,
                 bool seen = false;
                 int r;
 
+                /* Another package's binary this package may not grant to gets nothing. */
+                if (request->targets[i]->refused)
+                        continue;
                 for (size_t j = 0; j < i && !seen; j++)
-                        seen = strcmp(target_label(package, request->targets[j]), label) == 0;
+                        seen = !request->targets[j]->refused &&
+                               strcmp(target_label(package, request->targets[j]), label) == 0;
                 if (seen)
                         continue;
                 r = fn(label, userdata);
@@ -112,23 +121,68 @@ static int add_service_reach(SmackRules *rules, const char *subject, const Packa
         return r;
 }
 
+static bool label_is_owned(const PolicySet *set, const char *label);
+
 static int add_grant_for_subject(const char *subject, void *userdata) {
         const GrantContext *c = userdata;
         const Package *const *services;
         size_t n_services;
         int r;
 
+        /* Another package's binary, that package not installed: its rules come when it is. */
+        if (!label_is_owned(c->set, subject))
+                return 0;
         r = smack_rules_add(c->rules, subject, c->token, SMACK_ACCESS_WRITE);
         if (r < 0)
                 return r;
         /* The set's index: every package for which package_serves_token() holds. */
         policy_set_token_servers(c->set, c->token, &services, &n_services);
         for (size_t i = 0; i < n_services; i++) {
+                /* Guarding with a token buys reach only where the package may hold it. */
+                if (!policy_set_may_serve(c->set, services[i], c->token))
+                        continue;
                 r = add_service_reach(c->rules, subject, services[i]);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+/* Whether some installed package names label as an owner of its bus names (still, after resolve). */
+static bool named_as_owner(const PolicySet *set, const char *label) {
+        for (size_t p = 0; p < set->n_packages; p++)
+                for (size_t i = 0; i < set->packages[p]->n_names; i++) {
+                        const DbusName *d = set->packages[p]->names[i];
+
+                        for (size_t j = 0; j < d->n_owner_labels; j++)
+                                if (strcmp(d->owner_labels[j], label) == 0)
+                                        return true;
+                }
+        return false;
+}
+
+/*
+ * Whether someone owns label: an installed package (its name, or a label
+ * under it), a token an installed package provides, a global token, or a
+ * label a package was let name as an owner. Never Smack's special labels.
+ */
+static bool label_is_owned(const PolicySet *set, const char *label) {
+        char name[256];
+        size_t n = strcspn(label, ":");
+        const Package *provider = NULL;
+
+        if (strcmp(label, "_") == 0 || strcmp(label, "*") == 0 || strcmp(label, "^") == 0 ||
+            strcmp(label, "@") == 0)
+                return false;
+        if (n < sizeof(name)) {
+                memcpy(name, label, n);
+                name[n] = '\0';
+                if (policy_set_find_package(set, name) &&
+                    (label[n] == '\0' || policy_label_is_under(label, name)))
+                        return true;
+        }
+        return policy_set_find_token(set, label, &provider) ||
+               device_policy_has_global_token(set->device, label) || named_as_owner(set, label);
 }
 
 int package_rules_build(const PolicySet *set, const Package *package, SmackRules *rules) {
@@ -145,5 +199,10 @@ int package_rules_build(const PolicySet *set, const Package *package, SmackRules
                 if (r < 0)
                         return r;
         }
+        /* The checks above keep every rule to owned labels; a rule that is not is a bug: fail. */
+        for (size_t i = 0; i < rules->n_rules; i++)
+                if (!label_is_owned(set, rules->rules[i].subject) ||
+                    !label_is_owned(set, rules->rules[i].object))
+                        return -EPROTO;
         return 0;
 }

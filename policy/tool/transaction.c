@@ -21,9 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "fileio.h"
+#include "safe-root.h"
 #include "smack-kernel.h"
 #include "transaction.h"
 
@@ -36,7 +39,9 @@ typedef enum UndoKind {
 typedef struct Undo {
         UndoKind kind;
         FileSnapshot *file;             /* UNDO_FILE */
-        char *path;                     /* UNDO_XATTR */
+        const SafeRoot *root;           /* (not owned) UNDO_XATTR: where path is */
+        char *path;                     /* UNDO_XATTR: inside root */
+        struct stat st;                 /* UNDO_XATTR: the file that was changed */
         char *name;                     /* UNDO_XATTR */
         char *value;                    /* (nullable) UNDO_XATTR: NULL = absent */
         size_t value_size;
@@ -158,36 +163,48 @@ int transaction_remove_file(Transaction *t, const char *path) {
         return note_failure(t, r, "removing %s", path);
 }
 
-static int xattr_write(const char *path, const char *name, const char *value, size_t size) {
+static int xattr_write(int fd, const char *name, const void *value, size_t size) {
         if (value)
-                return setxattr(path, name, value, size, 0) < 0 ? -errno : 0;
-        if (removexattr(path, name) < 0 && errno != ENODATA)
+                return fsetxattr(fd, name, value, size, 0) < 0 ? -errno : 0;
+        if (fremovexattr(fd, name) < 0 && errno != ENODATA)
                 return -errno;
         return 0;
 }
 
 /*
- * Put a saved value back, unless it is still there: a change the kernel
- * refused (EVM refuses security.ima on a file without a valid HMAC) left
- * it as it was, and writing it again would be refused the same way.
+ * Put a saved value back, on the very file that was changed (a file
+ * renamed over it since is not touched), unless it is still there: a
+ * change the kernel refused (EVM refuses security.ima on a file without a
+ * valid HMAC) left it as it was, and writing it again would be refused
+ * the same way.
  */
 static int xattr_restore(const Undo *u) {
         _cleanup_free_ char *current = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
         size_t size = 0;
+        int r;
 
-        if (fileio_get_xattr(u->path, u->name, &current, &size) >= 0 &&
+        r = safe_root_open(u->root, u->path, &fd, &st);
+        if (r < 0)
+                return r;
+        if (r > 0 || !safe_root_same_file(&st, &u->st))
+                return 0;
+        if (fileio_fget_xattr(fd, u->name, &current, &size) >= 0 &&
             (current ? u->value && size == u->value_size && memcmp(current, u->value, size) == 0
                      : !u->value))
                 return 0;
-        return xattr_write(u->path, u->name, u->value, u->value_size);
+        return xattr_write(fd, u->name, u->value, u->value_size);
 }
 
-int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
-                                 const void *value, size_t size) {
-        Undo u = { .kind = UNDO_XATTR };
+int transaction_set_xattr(Transaction *t, const SafeRoot *root, int fd, const char *path,
+                          const char *name, const void *value, size_t size) {
+        Undo u = { .kind = UNDO_XATTR, .root = root };
         int r;
 
-        r = fileio_get_xattr(path, name, &u.value, &u.value_size);
+        if (fstat(fd, &u.st) < 0)
+                return note_failure(t, -errno, "reading %s", path);
+        r = fileio_fget_xattr(fd, name, &u.value, &u.value_size);
         if (r < 0)
                 return note_failure(t, r, "reading %s of %s", name, path);
         u.path = strdup(path);
@@ -201,12 +218,8 @@ int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *na
                 undo_clear(&u);
                 return r;
         }
-        r = xattr_write(path, name, value, size);
+        r = xattr_write(fd, name, value, size);
         return note_failure(t, r, "setting %s on %s", name, path);
-}
-
-int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value) {
-        return transaction_set_xattr_bytes(t, path, name, value, value ? strlen(value) : 0);
 }
 
 int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,

@@ -13,6 +13,7 @@
  * transaction that was neither rolled back nor committed rolls it back.
  */
 typedef struct Transaction Transaction;
+typedef struct SafeRoot SafeRoot;
 
 int transaction_new(const char *smackfs, Transaction **ret);
 Transaction *transaction_free(Transaction *t);
@@ -22,11 +23,15 @@ int transaction_write_file(Transaction *t, const char *path, const void *data, s
                            mode_t mode);
 int transaction_remove_file(Transaction *t, const char *path);
 
-/* Set (value non-NULL) or remove (value NULL) an extended attribute. */
-int transaction_set_xattr(Transaction *t, const char *path, const char *name, const char *value);
-/* The same with a binary value (security.ima). */
-int transaction_set_xattr_bytes(Transaction *t, const char *path, const char *name,
-                                const void *value, size_t size);
+/*
+ * Set (value non-NULL) or remove (value NULL) an extended attribute of
+ * the file open as fd, which safe_root_open() opened at path in root.
+ * Undoing opens path in root again the same way and writes the old value
+ * back only if it is still the same file (device and inode): a file
+ * replaced since is not ours to write on. root must outlive t.
+ */
+int transaction_set_xattr(Transaction *t, const SafeRoot *root, int fd, const char *path,
+                          const char *name, const void *value, size_t size);
 
 /*
  * Set a kernel Smack rule through smackfs (the smackfs given at

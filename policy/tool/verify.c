@@ -3,7 +3,7 @@
  * carry what mssf-policy set, and still match it?
  *
  * For every installed package (or the one named): each protected file
- * (integrity_package_files: its binaries and dpkg's list) must have a
+ * (package_files_new(): its own binaries and dpkg's list) must have a
  * security.ima that is a sha256 reference equal to the file's hash now;
  * each of its own binaries must carry SMACK64EXEC = the package's label;
  * with EVM's key loaded, each must carry security.evm. One line per
@@ -19,16 +19,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "dpkg-db.h"
 #include "fileio.h"
+#include "ima.h"
 #include "installed.h"
 #include "integrity.h"
 #include "manifest.h"
 #include "model.h"
 #include "operations.h"
+#include "package-files.h"
 #include "registration.h"
+#include "safe-root.h"
 #include "smack-setup.h"
 
 static void names_free(char **names, size_t n) {
@@ -42,23 +47,16 @@ typedef struct VerifyCount {
         size_t findings;
 } VerifyCount;
 
-/* The file as the package names it: without the --root prefix. */
-static const char *shown(const ToolPaths *paths, const char *file) {
-        size_t n = strlen(paths->file_root);
-
-        return n > 0 && strncmp(file, paths->file_root, n) == 0 ? file + n : file;
-}
-
 static void finding(ToolContext *c, VerifyCount *count, const char *package, const char *file,
                     const char *what) {
-        fprintf(c->out, "%s: %s: %s\n", package, shown(&c->paths, file), what);
+        fprintf(c->out, "%s: %s: %s\n", package, file, what);
         count->findings++;
 }
 
-static void verify_ima(ToolContext *c, VerifyCount *count, const char *package, const char *file,
-                       bool evm) {
+static void verify_ima(ToolContext *c, VerifyCount *count, const char *package, int fd,
+                       const char *file, bool evm) {
         uint8_t value[IMA_VALUE_SIZE + 1];
-        ssize_t n = getxattr(file, IMA_XATTR, value, sizeof(value));
+        ssize_t n = fgetxattr(fd, IMA_XATTR, value, sizeof(value));
         ImaDigests now;
         int r;
 
@@ -71,20 +69,20 @@ static void verify_ima(ToolContext *c, VerifyCount *count, const char *package, 
             value[1] != IMA_HASH_ALGO_SHA256)
                 return finding(c, count, package, file,
                                "security.ima is not a sha256 reference hash (replaced)");
-        r = ima_digest_file(file, &now);
+        r = ima_digest_fd(fd, &now);
         if (r < 0)
                 return finding(c, count, package, file, "cannot be read to hash it");
         if (!ima_value_equal(value, (size_t) n, now.value))
                 finding(c, count, package, file,
                         "content changed (does not match its security.ima)");
-        if (evm && getxattr(file, EVM_XATTR, NULL, 0) < 0)
+        if (evm && fgetxattr(fd, EVM_XATTR, NULL, 0) < 0)
                 finding(c, count, package, file, "no security.evm (EVM's key is loaded)");
 }
 
-static void verify_label(ToolContext *c, VerifyCount *count, const char *package,
+static void verify_label(ToolContext *c, VerifyCount *count, const char *package, int fd,
                          const char *file, const char *label) {
         char value[256], what[600];
-        ssize_t n = getxattr(file, SMACK_XATTR_EXEC, value, sizeof(value) - 1);
+        ssize_t n = fgetxattr(fd, SMACK_XATTR_EXEC, value, sizeof(value) - 1);
 
         if (n < 0) {
                 snprintf(what, sizeof(what), "no %s (should be '%s')", SMACK_XATTR_EXEC, label);
@@ -97,12 +95,29 @@ static void verify_label(ToolContext *c, VerifyCount *count, const char *package
         finding(c, count, package, file, what);
 }
 
-static int verify_package(ToolContext *c, VerifyCount *count, const char *package_name,
-                          bool evm) {
+/* One file as package-files.c found it: opened again, the same file or a finding. */
+static void verify_file(ToolContext *c, VerifyCount *count, const SafeRoot *root,
+                        const char *package, const PackageFile *file, bool evm) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (safe_root_open(root, file->path, &fd, &st) != 0 ||
+            !safe_root_same_file(&st, &file->st)) {
+                count->files++;
+                return finding(c, count, package, file->path, "replaced while verify ran");
+        }
+        verify_ima(c, count, package, fd, file->path, evm);
+        if (file->target)
+                verify_label(c, count, package, fd, file->path, package);
+}
+
+static int verify_package(ToolContext *c, VerifyCount *count, const SafeRoot *root,
+                          const DpkgDb *dpkg, const char *package_name, bool evm) {
         _cleanup_free_ char *manifest = installed_manifest_path(&c->paths, package_name);
         _cleanup_(package_freep) Package *package = NULL;
-        char **files = NULL, **binaries = NULL;
-        size_t n_files = 0, n_binaries = 0;
+        _cleanup_(package_files_freep) PackageFiles *files = NULL;
+        _cleanup_(diagnostics_freep) Diagnostics *ignored = NULL;
+        PackageFilesContext context = { .root = root, .dpkg = dpkg };
         Registration reg = {};
         bool from_dpkg;
         int r;
@@ -123,17 +138,16 @@ static int verify_package(ToolContext *c, VerifyCount *count, const char *packag
                 return r;
         from_dpkg = registration_from_dpkg(&reg);
         registration_clear(&reg);
-        r = integrity_package_files(&c->paths, package_name, package, from_dpkg, &files, &n_files);
+        /* What install would not have touched (another package's file) is not this one's to verify. */
+        r = diagnostics_new(&ignored);
         if (r >= 0)
-                r = integrity_package_files(&c->paths, package_name, package, false, &binaries,
-                                            &n_binaries);
-        for (size_t i = 0; r >= 0 && i < n_files; i++)
-                verify_ima(c, count, package_name, files[i], evm);
-        for (size_t i = 0; r >= 0 && i < n_binaries; i++)
-                verify_label(c, count, package_name, binaries[i], package->name);
-        names_free(files, n_files);
-        names_free(binaries, n_binaries);
-        return r < 0 ? r : 0;
+                r = package_files_new(&context, package_name, package, from_dpkg, false, ignored,
+                                      &files);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < files->n_files; i++)
+                verify_file(c, count, root, package_name, &files->files[i], evm);
+        return 0;
 }
 
 int tool_verify(ToolContext *c, const char *package) {
@@ -141,14 +155,25 @@ int tool_verify(ToolContext *c, const char *package) {
         bool evm = !c->paths.root && (ima_evm_state() & 1);
         VerifyCount count = {};
         size_t n_names = 0;
-        int r;
+        int r = 0;
 
+        _cleanup_(safe_root_freep) SafeRoot *root = NULL;
+        _cleanup_(dpkg_db_freep) DpkgDb *dpkg = NULL;
+        _cleanup_free_ char *admindir = tool_paths_dpkg_admindir(&c->paths);
+
+        if (!admindir)
+                return -ENOMEM;
+        r = safe_root_new(c->paths.file_root, &root);
+        if (r >= 0)
+                r = dpkg_db_new(admindir, &dpkg);
+        if (r < 0)
+                return r;
         if (package)
-                r = verify_package(c, &count, package, evm);
+                r = verify_package(c, &count, root, dpkg, package, evm);
         else {
                 r = installed_names(&c->paths, &names, &n_names);
                 for (size_t i = 0; r >= 0 && i < n_names; i++) {
-                        int one = verify_package(c, &count, names[i], evm);
+                        int one = verify_package(c, &count, root, dpkg, names[i], evm);
 
                         if (one != 0)
                                 r = one < 0 ? one : (r == 0 ? one : r);

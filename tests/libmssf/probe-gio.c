@@ -33,6 +33,7 @@ static const char *mssf_error_name(int code) {
                 [MSSF_ERROR_NO_LABEL] = MSSF_ERROR_NAME_NO_LABEL,
                 [MSSF_ERROR_POLICY_OUTDATED] = MSSF_ERROR_NAME_POLICY_OUTDATED,
                 [MSSF_ERROR_NOT_SUPPORTED] = MSSF_ERROR_NAME_NOT_SUPPORTED,
+                [MSSF_ERROR_NOT_A_BUS] = MSSF_ERROR_NAME_NOT_A_BUS,
         };
 
         return code >= 0 && (size_t) code < G_N_ELEMENTS(names) ? names[code] : "unknown";

@@ -4,13 +4,18 @@
  * authors expect them, the asynchronous form's callback from
  * sd_bus_process() only, a slot unreferenced before the answer cancels
  * it, a floating question is answered once, and a message without a
- * sender has no one to ask about; a reply that is not exactly one
- * boolean is an error, never "no" and never "yes".
+ * sender has no one to ask about; a connection that is not to a bus
+ * (a peer-to-peer one, whose peer writes ":1.42" as its sender and would
+ * answer "true") is -EMEDIUMTYPE, NotABus, in every form, with nothing
+ * asked; so is an answer whose sender is not org.freedesktop.DBus; a
+ * reply that is not exactly one boolean is an error, never "no" and
+ * never "yes".
  *   test-libmssf-sd-bus MSSF_BROKER [DBUS_DAEMON]
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -184,32 +189,93 @@ static void test_message_without_sender(void **state) {
 }
 
 /*
- * A driver whose reply to CheckToken is not one boolean (a peer that
- * answers in its place: the token names the reply it gives). The sd-bus
- * side serves on the other end of a socketpair in a child process.
+ * The other end of a socketpair, in a child process: a forging peer, or
+ * a bus of the service's choosing. It answers Hello as a driver would (a
+ * bus connection says Hello first), Questions with the number of
+ * CheckTokens it was sent, and CheckToken with a reply the token names
+ * ("empty", "string", "two": not one boolean; "silent": none, it hangs
+ * up; anything else: true), the SENDER of its answers written by itself.
+ * forge_call: it first calls the service as ":1.42", a SENDER it writes
+ * itself too (after Hello, when the service takes it for its bus: a bus
+ * client refuses anything before its Hello's answer).
  */
-static int fake_driver_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const char *name = NULL, *token = NULL;
+typedef struct FakePeer {
+        const char *answer_sender;      /* (nullable) */
+        bool forge_call;
+        bool bus;                       /* the service says Hello: call it only once answered */
+        unsigned questions;
+} FakePeer;
 
-        if (!sd_bus_message_is_method_call(m, "org.mssf.Broker1", "CheckToken") ||
-            sd_bus_message_read(m, "ss", &name, &token) < 0)
-                return 0;
-        if (strcmp(token, "empty") == 0)
-                return sd_bus_reply_method_return(m, NULL);
-        if (strcmp(token, "string") == 0)
-                return sd_bus_reply_method_return(m, "s", "yes");
-        if (strcmp(token, "two") == 0)
-                return sd_bus_reply_method_return(m, "bb", 1, 1);
-        return sd_bus_reply_method_return(m, "b", 1);
+static int fake_peer_forge_call(sd_bus *server) {
+        sd_bus_message *call = NULL;
+        int r = sd_bus_message_new_method_call(server, &call, NULL, "/t", "org.mssf.T", "M");
+
+        if (r >= 0)
+                r = sd_bus_message_set_sender(call, ":1.42");
+        if (r >= 0)
+                r = sd_bus_send(server, call, NULL);
+        sd_bus_message_unref(call);
+        return r;
 }
 
-static void fake_driver_serve(int fd) {
+/* The body of the answer to CheckToken that the token names. */
+static int fake_peer_append_answer(sd_bus_message *answer, const char *token) {
+        if (strcmp(token, "empty") == 0)
+                return 0;
+        if (strcmp(token, "string") == 0)
+                return sd_bus_message_append(answer, "s", "yes");
+        if (strcmp(token, "two") == 0)
+                return sd_bus_message_append(answer, "bb", 1, 1);
+        return sd_bus_message_append(answer, "b", 1);
+}
+
+static int fake_peer_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        FakePeer *peer = userdata;
+        sd_bus_message *answer = NULL;
+        const char *name = NULL, *token = NULL;
+        int r;
+
+        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus", "Hello")) {
+                r = sd_bus_message_new_method_return(m, &answer);
+                if (r >= 0)
+                        r = sd_bus_message_set_sender(answer, "org.freedesktop.DBus");
+                if (r >= 0)
+                        r = sd_bus_message_append(answer, "s", ":1.5");
+        } else if (sd_bus_message_is_method_call(m, "org.mssf.T", "Questions")) {
+                r = sd_bus_message_new_method_return(m, &answer);
+                if (r >= 0)
+                        r = sd_bus_message_append(answer, "u", peer->questions);
+        } else if (sd_bus_message_is_method_call(m, "org.mssf.Broker1", "CheckToken") &&
+                   sd_bus_message_read(m, "ss", &name, &token) >= 0) {
+                peer->questions++;
+                if (strcmp(token, "silent") == 0)
+                        _exit(0);
+                r = sd_bus_message_new_method_return(m, &answer);
+                if (r >= 0 && peer->answer_sender)
+                        r = sd_bus_message_set_sender(answer, peer->answer_sender);
+                if (r >= 0)
+                        r = fake_peer_append_answer(answer, token);
+        } else
+                return 0;
+        if (r >= 0)
+                r = sd_bus_send(sd_bus_message_get_bus(m), answer, NULL);
+        sd_bus_message_unref(answer);
+        if (r >= 0 && peer->forge_call && sd_bus_message_is_method_call(m, "org.freedesktop.DBus", "Hello"))
+                r = fake_peer_forge_call(sd_bus_message_get_bus(m));
+        if (r < 0)
+                _exit(1);
+        return 1;
+}
+
+static _Noreturn void fake_peer_serve(int fd, FakePeer *peer) {
         sd_bus *server = NULL;
         sd_id128_t id;
 
         if (sd_id128_randomize(&id) < 0 || sd_bus_new(&server) < 0 || sd_bus_set_fd(server, fd, fd) < 0 ||
             sd_bus_set_server(server, 1, id) < 0 || sd_bus_set_anonymous(server, 1) < 0 ||
-            sd_bus_add_filter(server, NULL, fake_driver_answer, NULL) < 0 || sd_bus_start(server) < 0)
+            sd_bus_add_filter(server, NULL, fake_peer_answer, peer) < 0 || sd_bus_start(server) < 0)
+                _exit(1);
+        if (peer->forge_call && !peer->bus && fake_peer_forge_call(server) < 0)
                 _exit(1);
         for (;;) {
                 int r = sd_bus_process(server, NULL);
@@ -221,40 +287,193 @@ static void fake_driver_serve(int fd) {
         }
 }
 
-static void test_answer_not_a_boolean(void **state) {
-        static const char *const malformed[] = { "empty", "string", "two" };
+/* The service's end: a client of the fake peer; claim_bus: it takes the peer for its bus (Hello). */
+static sd_bus *connect_fake_peer(FakePeer *peer, bool claim_bus, pid_t *ret_pid) {
         sd_bus *bus = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        Answer answer = { 0 };
-        int fds[2], status;
-        pid_t pid;
+        int fds[2];
 
+        peer->bus = claim_bus;
         assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
+        *ret_pid = fork();
+        assert_true(*ret_pid >= 0);
+        if (*ret_pid == 0) {
                 close(fds[0]);
-                fake_driver_serve(fds[1]);
+                fake_peer_serve(fds[1], peer);
         }
         close(fds[1]);
         assert_int_equal(sd_bus_new(&bus), 0);
         assert_true(sd_bus_set_fd(bus, fds[0], fds[0]) >= 0);
         assert_true(sd_bus_set_anonymous(bus, 1) >= 0);
+        assert_true(sd_bus_set_bus_client(bus, claim_bus) >= 0);
         assert_true(sd_bus_start(bus) >= 0);
-        /* The fake answers a well-formed "b" as a driver would: so the path itself works. */
+        return bus;
+}
+
+static void disconnect_fake_peer(sd_bus *bus, pid_t pid) {
+        int status;
+
+        sd_bus_flush_close_unref(bus);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* The call the fake peer made, as the service receives it. */
+static sd_bus_message *receive_call(sd_bus *bus) {
+        sd_bus_message *m = NULL;
+
+        while (!m) {
+                int r = sd_bus_process(bus, &m);
+
+                assert_true(r >= 0);
+                if (m && !sd_bus_message_is_method_call(m, "org.mssf.T", "M"))
+                        m = sd_bus_message_unref(m);
+                if (r == 0)
+                        assert_true(sd_bus_wait(bus, UINT64_MAX) >= 0);
+        }
+        return m;
+}
+
+static unsigned questions_asked(sd_bus *bus) {
+        sd_bus_message *reply = NULL;
+        unsigned n = 0;
+
+        assert_true(sd_bus_call_method(bus, "org.freedesktop.DBus", "/t", "org.mssf.T", "Questions", NULL, &reply,
+                                       "") >= 0);
+        assert_true(sd_bus_message_read(reply, "u", &n) > 0);
+        sd_bus_message_unref(reply);
+        return n;
+}
+
+static void wait_for_answer(sd_bus *bus, Answer *answer) {
+        while (answer->calls == 0)
+                assert_true(sd_bus_wait(bus, UINT64_MAX) >= 0 && sd_bus_process(bus, NULL) >= 0);
+}
+
+/*
+ * A peer-to-peer connection has no bus: its peer writes ":1.42" as the
+ * sender of its call, and would answer CheckToken "true" itself, with or
+ * without claiming to be org.freedesktop.DBus. Every form refuses with
+ * -EMEDIUMTYPE (NotABus), and asks nothing.
+ */
+static void test_peer_to_peer_forged_sender(void **state) {
+        static const char *const answer_senders[] = { NULL, "org.freedesktop.DBus" };
+
+        for (size_t i = 0; i < sizeof(answer_senders) / sizeof(answer_senders[0]); i++) {
+                FakePeer peer = { .answer_sender = answer_senders[i], .forge_call = true };
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                Answer answer = { 0 };
+                sd_bus_message *m;
+                sd_bus *bus;
+                pid_t pid;
+
+                bus = connect_fake_peer(&peer, false, &pid);
+                assert_int_equal(sd_bus_is_bus_client(bus), 0);
+                m = receive_call(bus);
+                assert_string_equal(sd_bus_message_get_sender(m), ":1.42");
+                expect(mssf_sd_bus_message_check_token(m, "work", &error), &error, -EMEDIUMTYPE,
+                       MSSF_ERROR_NAME_NOT_A_BUS, "peer-to-peer");
+                sd_bus_error_free(&error);
+                expect(mssf_sd_bus_check_token(bus, ":1.42", "work", &error), &error, -EMEDIUMTYPE,
+                       MSSF_ERROR_NAME_NOT_A_BUS, "Cannot ask whether :1.42 holds work");
+                sd_bus_error_free(&error);
+                /* Nothing sent: the callback is never called. */
+                assert_int_equal(mssf_sd_bus_message_check_token_async(m, NULL, "work", answered, &answer),
+                                 -EMEDIUMTYPE);
+                assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.42", "work", answered, &answer),
+                                 -EMEDIUMTYPE);
+                assert_int_equal(questions_asked(bus), 0);
+                assert_int_equal(answer.calls, 0);
+                sd_bus_message_unref(m);
+                disconnect_fake_peer(bus, pid);
+        }
+}
+
+/*
+ * A bus connection whose answer does not come from org.freedesktop.DBus
+ * (a real bus writes every sender itself, so this is a bus of the
+ * service's choosing): not held, -EMEDIUMTYPE (NotABus), in every form.
+ */
+static void test_answer_not_from_bus(void **state) {
+        /* Not org.freedesktop.DBus.Local: sd-bus drops a message that claims it. */
+        static const char *const answer_senders[] = { ":1.7", NULL };
+
+        for (size_t i = 0; i < sizeof(answer_senders) / sizeof(answer_senders[0]); i++) {
+                FakePeer peer = { .answer_sender = answer_senders[i], .forge_call = true };
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                Answer by_message = { 0 }, by_name = { 0 };
+                sd_bus_message *m;
+                sd_bus *bus;
+                pid_t pid;
+
+                bus = connect_fake_peer(&peer, true, &pid);
+                assert_int_equal(sd_bus_is_bus_client(bus), 1);
+                m = receive_call(bus);
+                expect(mssf_sd_bus_message_check_token(m, "work", &error), &error, -EMEDIUMTYPE,
+                       MSSF_ERROR_NAME_NOT_A_BUS, "not from the bus");
+                sd_bus_error_free(&error);
+                expect(mssf_sd_bus_check_token(bus, ":1.42", "work", &error), &error, -EMEDIUMTYPE,
+                       MSSF_ERROR_NAME_NOT_A_BUS, "not from the bus");
+                sd_bus_error_free(&error);
+                assert_int_equal(mssf_sd_bus_message_check_token_async(m, NULL, "work", answered, &by_message), 0);
+                assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.42", "work", answered, &by_name), 0);
+                wait_for_answer(bus, &by_message);
+                wait_for_answer(bus, &by_name);
+                assert_int_equal(by_message.held, -EMEDIUMTYPE);
+                assert_string_equal(by_message.error_name, MSSF_ERROR_NAME_NOT_A_BUS);
+                assert_int_equal(by_name.held, -EMEDIUMTYPE);
+                assert_string_equal(by_name.error_name, MSSF_ERROR_NAME_NOT_A_BUS);
+                assert_int_equal(questions_asked(bus), 4);
+                sd_bus_message_unref(m);
+                disconnect_fake_peer(bus, pid);
+        }
+}
+
+/*
+ * The same bus answering as org.freedesktop.DBus is believed (so the path
+ * above is the one a yes takes), but only a reply of exactly one boolean:
+ * anything else is an error, never "no" and never "yes".
+ */
+static void test_answer_not_a_boolean(void **state) {
+        static const char *const malformed[] = { "empty", "string", "two" };
+        FakePeer peer = { .answer_sender = "org.freedesktop.DBus" };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        Answer held = { 0 }, answer = { 0 };
+        sd_bus *bus;
+        pid_t pid;
+
+        bus = connect_fake_peer(&peer, true, &pid);
         assert_int_equal(mssf_sd_bus_check_token(bus, ":1.1", "work", &error), 1);
+        assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.1", "work", answered, &held), 0);
+        wait_for_answer(bus, &held);
+        assert_int_equal(held.held, 1);
         for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
                 expect(mssf_sd_bus_check_token(bus, ":1.1", malformed[i], &error), &error, -EBADMSG,
                        SD_BUS_ERROR_INCONSISTENT_MESSAGE, "not a boolean");
                 sd_bus_error_free(&error);
         }
         assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.1", "empty", answered, &answer), 0);
-        while (answer.calls == 0)
-                assert_true(sd_bus_wait(bus, UINT64_MAX) >= 0 && sd_bus_process(bus, NULL) >= 0);
+        wait_for_answer(bus, &answer);
         assert_int_equal(answer.held, -EBADMSG);
-        sd_bus_flush_close_unref(bus);
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        disconnect_fake_peer(bus, pid);
+}
+
+/*
+ * The bus hangs up before it answers: sd-bus's own error, which it writes
+ * as from org.freedesktop.DBus, so it is not mistaken for a forged answer.
+ */
+static void test_bus_gone_before_answer(void **state) {
+        FakePeer peer = { .answer_sender = "org.freedesktop.DBus" };
+        Answer answer = { 0 };
+        sd_bus *bus;
+        pid_t pid;
+
+        bus = connect_fake_peer(&peer, true, &pid);
+        assert_int_equal(mssf_sd_bus_check_token_async(bus, NULL, ":1.1", "silent", answered, &answer), 0);
+        wait_for_answer(bus, &answer);
+        assert_true(answer.held < 0);
+        assert_int_not_equal(answer.held, -EMEDIUMTYPE);
+        assert_string_not_equal(answer.error_name, MSSF_ERROR_NAME_NOT_A_BUS);
+        disconnect_fake_peer(bus, pid);
 }
 
 static void test_dbus_daemon(void **state) {
@@ -284,7 +503,10 @@ int main(int argc, char **argv) {
                 cmocka_unit_test(test_bus_answers),
                 cmocka_unit_test(test_async),
                 cmocka_unit_test(test_message_without_sender),
+                cmocka_unit_test(test_peer_to_peer_forged_sender),
+                cmocka_unit_test(test_answer_not_from_bus),
                 cmocka_unit_test(test_answer_not_a_boolean),
+                cmocka_unit_test(test_bus_gone_before_answer),
                 cmocka_unit_test(test_dbus_daemon),
         };
 

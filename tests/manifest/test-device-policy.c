@@ -53,7 +53,7 @@ static void test_broken_file(void **state) {
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 2, 17,
                           "'pkg::Token' is not a global token name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 3, 1,
-                          "unknown keyword 'grant': lines start with token, origin or monitor");
+                          "unknown keyword 'grant': lines start with token, origin, label or monitor");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 5, 1, "origin needs a name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 6, 19,
                           "'Cel*lular' is not a credential pattern");
@@ -93,6 +93,50 @@ static void test_builtin_default(void **state) {
         assert_false(device_policy_allows(p, "thirdparty", "UID::root", false));
         assert_int_equal(p->n_monitor_labels, 0);
         device_policy_free(p);
+}
+
+/* "label ORIGIN PATTERN...": which labels beyond its own a package of an origin may name. */
+static void test_label_lines(void **state) {
+        Diagnostics *diag;
+        DevicePolicy *p = NULL;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        static const char text[] = "label system *\nlabel operator com.operator.* helper\n"
+                                   "label * shared-helper\n";
+        assert_int_equal(device_policy_parse_buffer(text, sizeof(text) - 1, "l.conf", diag, &p), 0);
+        assert_true(device_policy_grants_label(p, "system", "anything"));
+        assert_true(device_policy_grants_label(p, "operator", "com.operator.x"));
+        assert_true(device_policy_grants_label(p, "operator", "helper"));
+        assert_false(device_policy_grants_label(p, "operator", "com.other"));
+        assert_false(device_policy_grants_label(p, "operator", "shared-helper"));
+        /* Origins without a line of their own, and none, fall to "label *". */
+        assert_true(device_policy_grants_label(p, "thirdparty", "shared-helper"));
+        assert_true(device_policy_grants_label(p, NULL, "shared-helper"));
+        assert_false(device_policy_grants_label(p, NULL, "helper"));
+        /* label lines grant no credential, origin lines no label. */
+        assert_false(device_policy_allows(p, "system", "Cellular", false));
+        device_policy_free(p);
+        p = NULL;
+
+        static const char bad[] = "label\nlabel store _\nlabel store pkg::Token @ ^ ok\n";
+        assert_int_equal(device_policy_parse_buffer(bad, sizeof(bad) - 1, "b.conf", diag, &p),
+                         DEVICE_POLICY_E_INVALID);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 1, 1, "label needs an origin");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 13, "'_' is not a label pattern");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 3, 13,
+                          "'pkg::Token' is not a label pattern");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 3, 24, "'@' is not a label pattern");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 3, 26, "'^' is not a label pattern");
+        assert_int_equal(diag->n_errors, 5);
+
+        /* The built-in policy: the platform's packages may name any label; nobody else. */
+        assert_int_equal(device_policy_new_default(&p), 0);
+        assert_true(device_policy_grants_label(p, "system", "ofono-helper"));
+        assert_true(device_policy_grants_label(p, "com.nokia.maemo", "ofono-helper"));
+        assert_false(device_policy_grants_label(p, "thirdparty", "ofono-helper"));
+        assert_false(device_policy_grants_label(p, "operator", "ofono-helper"));
+        assert_false(device_policy_grants_label(p, NULL, "ofono-helper"));
+        device_policy_free(p);
+        diagnostics_free(diag);
 }
 
 static void test_load_falls_back(void **state) {
@@ -148,6 +192,7 @@ int main(void) {
                 cmocka_unit_test(test_vendor_file),
                 cmocka_unit_test(test_broken_file),
                 cmocka_unit_test(test_builtin_default),
+                cmocka_unit_test(test_label_lines),
                 cmocka_unit_test(test_load_falls_back),
                 cmocka_unit_test(test_buffers),
         };

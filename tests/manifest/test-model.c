@@ -22,8 +22,8 @@ static void test_lookups(void **state) {
         DbusName *d = NULL;
         assert_int_equal(dbus_name_new("org.x", BUS_SESSION, loc, &d), 0);
         assert_int_equal(d->own, OWN_SELF);
-        assert_int_equal(dbus_name_add_owner_label(d, "pkg"), 0);
-        assert_int_equal(dbus_name_add_owner_label(d, "pkg"), 0);
+        assert_int_equal(dbus_name_add_owner_label(d, "pkg", loc), 0);
+        assert_int_equal(dbus_name_add_owner_label(d, "pkg", loc), 0);
         assert_int_equal(d->n_owner_labels, 1);
         assert_int_equal(MODEL_APPEND(p->names, p->n_names, d), 0);
         assert_null(package_find_name(p, BUS_SYSTEM, "org.x"));

@@ -3,6 +3,7 @@
 
 #include "test-helpers.h"
 #include "device-policy.h"
+#include "manifest.h"
 #include "model.h"
 #include "policyset.h"
 
@@ -201,6 +202,164 @@ static void test_add(void **state) {
         diagnostics_free(diag);
 }
 
+static Package *package_of(const char *name, const char *origin, const char *xml) {
+        Package *package = NULL;
+        assert_int_equal(manifest_parse_buffer(xml, strlen(xml), "m.aegis", name, origin, NULL,
+                                               &package), 0);
+        return package;
+}
+
+/* A manifest with one bus name and one <owner label> on line 2, column 3. */
+static Package *owning(const char *name, const char *origin, const char *label) {
+        char xml[1024];
+        snprintf(xml, sizeof(xml), "<aegis><provide><dbus name=\"org.x.%s\" bus=\"system\">\n"
+                 "  <owner label=\"%s\"/></dbus></provide></aegis>", name, label);
+        return package_of(name, origin, xml);
+}
+
+static PolicySet *label_set(void) {
+        DevicePolicy *device = NULL;
+        PolicySet *set = NULL;
+        static const char policy[] =
+                "token Cellular Location drm\norigin system *\norigin thirdparty Location\n"
+                "label system *\nlabel operator com.operator.*\nmonitor dbus-monitor\n";
+        assert_int_equal(device_policy_parse_buffer(policy, sizeof(policy) - 1, "d", NULL,
+                                                    &device), 0);
+        assert_int_equal(policy_set_new(device, &set), 0);
+        assert_int_equal(policy_set_add(set, package_of("victim", "system", "<aegis/>"), NULL), 0);
+        return set;
+}
+
+/* package names owner label: refused at 2:3 with why, or (why NULL) accepted. */
+static void check_owner(PolicySet *set, const char *name, const char *origin, const char *label,
+                        const char *why) {
+        Diagnostics *diag;
+        Package *package = owning(name, origin, label);
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(policy_set_add(set, package, diag), 0);
+        int r = policy_set_check_labels(set, package, diag);
+        if (why) {
+                assert_int_equal(r, POLICY_SET_E_LABEL);
+                assert_diagnostic(diag, DIAGNOSTIC_ERROR, "m.aegis", 2, 3, why);
+        } else {
+                if (r != 0)
+                        print_error("%s: %s\n", label, diag->items[0]->message);
+                assert_int_equal(r, 0);
+        }
+        assert_int_equal(policy_set_remove(set, name), 0);
+        diagnostics_free(diag);
+}
+
+static void test_owner_labels(void **state) {
+        PolicySet *set = label_set();
+        check_owner(set, "store", "thirdparty", "store", NULL);
+        check_owner(set, "store", "thirdparty", "store:helper", NULL);
+        check_owner(set, "store", "thirdparty", "System",
+                    "owner label 'System' is not package store's: a package may name its own "
+                    "label, labels store:NAME under it, and labels the device policy grants its "
+                    "origin (\"label thirdparty ...\" lines)");
+        check_owner(set, "store", "thirdparty", "victim",
+                    "owner label 'victim' is not package store's (it is package victim's)");
+        check_owner(set, "store", "thirdparty", "victim:sub", "(it is package victim's)");
+        check_owner(set, "store", NULL, "store-helper", "origin (\"label unknown ...\" lines)");
+        check_owner(set, "store", "thirdparty", "store::Token", "is a token (package::Token)");
+        check_owner(set, "store", "thirdparty", "Location", "is a global token of the device");
+        check_owner(set, "store", "thirdparty", "_", "one of Smack's special labels");
+        check_owner(set, "store", "thirdparty", "@", "one of Smack's special labels");
+        check_owner(set, "store", "thirdparty", "^", "one of Smack's special labels");
+        /* The device maker's grants: any label for system, a prefix for the operator. */
+        check_owner(set, "sys", "system", "victim", NULL);
+        check_owner(set, "sys", "system", "ofono-helper", NULL);
+        check_owner(set, "sys", "system", "_", "one of Smack's special labels");
+        check_owner(set, "sys", "system", "Cellular", "is a global token");
+        check_owner(set, "op", "operator", "com.operator.helper", NULL);
+        check_owner(set, "op", "operator", "com.other", "is not package op's");
+        policy_set_free(set);
+}
+
+static void test_package_names(void **state) {
+        PolicySet *set = label_set();
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        /* Not a valid package name at all: ':' makes labels under another package's. */
+        assert_false(manifest_valid_package_label("victim:sub"));
+        assert_true(manifest_valid_package_label("victim.sub"));
+
+        Package *drm = package_of("drm", "thirdparty", "<aegis/>");
+        assert_int_equal(policy_set_add(set, drm, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, drm, diag), POLICY_SET_E_LABEL);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "m.aegis", 0, 0,
+                          "package name 'drm' is a global token of the device policy");
+        Package *monitor = package_of("dbus-monitor", "thirdparty", "<aegis/>");
+        assert_int_equal(policy_set_add(set, monitor, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, monitor, diag), POLICY_SET_E_LABEL);
+        assert_non_null(diagnostics_find(diag, "package name 'dbus-monitor' is a monitor label"));
+        /* A label a system package named as an owner is taken. */
+        Package *sys = owning("sys", "system", "helper");
+        assert_int_equal(policy_set_add(set, sys, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, sys, diag), 0);
+        Package *helper = package_of("helper", "thirdparty", "<aegis/>");
+        assert_int_equal(policy_set_add(set, helper, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, helper, diag), POLICY_SET_E_LABEL);
+        assert_non_null(diagnostics_find(diag, "package name 'helper' is a label package sys "
+                                               "already names as an owner"));
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
+/* What an installed package may no longer name is dropped by resolve, with a warning. */
+static void test_resolve_drops(void **state) {
+        PolicySet *set = label_set();
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        Package *old = owning("old", "thirdparty", "System");
+        assert_int_equal(policy_set_add(set, old, diag), 0);
+        Package *plugin = package_of("plugin", "thirdparty",
+                                     "<aegis><request><credential name=\"Location\"/>\n"
+                                     "  <for path=\"victim::/usr/bin/victimd\"/></request></aegis>");
+        assert_int_equal(policy_set_add(set, plugin, diag), 0);
+        assert_int_equal(policy_set_resolve(set, diag), 0);
+        assert_int_equal(old->names[0]->n_owner_labels, 1);
+        assert_string_equal(old->names[0]->owner_labels[0], "old");
+        assert_diagnostic(diag, DIAGNOSTIC_WARNING, "m.aegis", 2, 3,
+                          "owner label 'System' is not package old's");
+        assert_non_null(diagnostics_find(diag, "dropped, it may not own org.x.old"));
+        assert_true(plugin->requests[0]->targets[0]->refused);
+        assert_non_null(diagnostics_find(diag, "binary victim::/usr/bin/victimd is package "
+                                               "victim's"));
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
+/* Guarding with a token buys reach only where the package may hold it. */
+static void test_may_serve(void **state) {
+        PolicySet *set = label_set();
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        Package *store = package_of("store", "thirdparty",
+                                    "<aegis><provide><credential name=\"Own\"/>"
+                                    "<dbus name=\"org.x.store\" bus=\"system\"><node name=\"/\">"
+                                    "<interface name=\"org.x.I\">\n"
+                                    "  <method name=\"A\"><annotation name=\"com.maemo.Aegis\" "
+                                    "value=\"Cellular\"/></method>"
+                                    "<method name=\"B\"><annotation name=\"com.maemo.Aegis\" "
+                                    "value=\"Location\"/></method>"
+                                    "<method name=\"C\"><annotation name=\"com.maemo.Aegis\" "
+                                    "value=\"Own\"/></method>"
+                                    "</interface></node></dbus></provide></aegis>");
+        assert_int_equal(policy_set_add(set, store, diag), 0);
+        assert_int_equal(policy_set_resolve(set, diag), 0);
+        assert_false(policy_set_may_serve(set, store, "Cellular"));
+        assert_true(policy_set_may_serve(set, store, "Location"));
+        assert_true(policy_set_may_serve(set, store, "store::Own"));
+        assert_non_null(diagnostics_find(diag, "store guards org.x.store with Cellular, which "
+                                               "package store neither provides nor may be "
+                                               "granted (origin thirdparty)"));
+        assert_null(diagnostics_find(diag, "with Location"));
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
 static void test_missing_dir(void **state) {
         PolicySet *set = NULL;
         assert_int_equal(policy_set_new(NULL, &set), 0);
@@ -218,6 +377,10 @@ int main(void) {
                 cmocka_unit_test(test_load_dir),
                 cmocka_unit_test(test_grants),
                 cmocka_unit_test(test_add),
+                cmocka_unit_test(test_owner_labels),
+                cmocka_unit_test(test_package_names),
+                cmocka_unit_test(test_resolve_drops),
+                cmocka_unit_test(test_may_serve),
                 cmocka_unit_test(test_missing_dir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

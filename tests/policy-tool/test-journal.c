@@ -23,6 +23,7 @@
 #include "ima.h"
 #include "integrity.h"
 #include "journal.h"
+#include "safe-root.h"
 #include "tool-fixture.h"
 
 static const uint8_t signature[] = { 0x03, 0x02, 0x04, 0xaa, 0x00, 0x0a, 0xff };
@@ -56,7 +57,11 @@ static void test_round_trip(void **state) {
         _cleanup_free_ char *a = fileio_join(p->fixture->root, "a");
         _cleanup_free_ char *b = fileio_join(p->fixture->root, "b\nwith a newline");
         _cleanup_(journal_freep) Journal *journal = NULL;
-        IntegrityEntry entries[] = { { .file = a }, { .file = b } };
+        _cleanup_(safe_root_freep) SafeRoot *root = NULL;
+        IntegrityEntry entries[] = {
+                { .file = a, .path = (char *) "/a" },
+                { .file = b, .path = (char *) "/b\nwith a newline" },
+        };
         IntegrityPlan plan = { .entries = entries, .n_entries = 2 };
         unsigned line = 0;
 
@@ -66,7 +71,8 @@ static void test_round_trip(void **state) {
                 paths_free(p);
                 skip();
         }
-        assert_int_equal(journal_begin(&p->paths, "maps", &plan), 0);
+        assert_int_equal(safe_root_new(p->fixture->root, &root), 0);
+        assert_int_equal(journal_begin(&p->paths, root, "maps", &plan), 0);
         assert_int_equal(journal_read(&p->paths, &journal, &line), 0);
         assert_true(journal->has_ima);
         assert_int_equal(journal->n_ima, 2);
@@ -86,7 +92,7 @@ static void test_no_plan_is_an_empty_list(void **state) {
         _cleanup_(journal_freep) Journal *journal = NULL;
         unsigned line = 0;
 
-        assert_int_equal(journal_begin(&p->paths, "maps", NULL), 0);
+        assert_int_equal(journal_begin(&p->paths, NULL, "maps", NULL), 0);
         assert_int_equal(journal_read(&p->paths, &journal, &line), 0);
         assert_true(journal->has_ima);
         assert_int_equal(journal->n_ima, 0);
@@ -195,6 +201,7 @@ static void test_restore_stays_in_the_root(void **state) {
         _cleanup_free_ char *elsewhere = fileio_join(p->fixture->root, "elsewhere");
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = NULL;
+        _cleanup_(safe_root_freep) SafeRoot *root = NULL;
         IntegritySaved saved[] = {
                 { .file = a, .value = (uint8_t *) signature, .value_size = sizeof(signature), .line = 3 },
                 { .file = gone, .line = 6 },
@@ -209,20 +216,21 @@ static void test_restore_stays_in_the_root(void **state) {
         tool_fixture_write(elsewhere, "b", "b\n");
         assert_int_equal(symlink("elsewhere", dir), 0);
 
-        assert_int_equal(integrity_plan_restore(&p->paths, saved, 3, "J", diag, &plan), 0);
+        assert_int_equal(safe_root_new(p->fixture->root, &root), 0);
+        assert_int_equal(integrity_plan_restore(root, saved, 3, "J", diag, &plan), 0);
         assert_int_equal(plan->n_entries, 1);
         assert_string_equal(plan->entries[0].file, a);
         assert_memory_equal(plan->entries[0].value, signature, sizeof(signature));
         d = diagnostics_find(diag, "it is gone");
         assert_non_null(d);
         assert_int_equal(d->line, 6);
-        d = diagnostics_find(diag, "a symlink is on its way now");
+        d = diagnostics_find(diag, "a symbolic link is on its way now");
         assert_non_null(d);
         assert_int_equal(d->line, 9);
         assert_int_equal(diag->n_errors, 0);
         plan = integrity_plan_free(plan);
 
-        assert_int_equal(integrity_plan_restore(&p->paths, saved, 4, "J", diag, &plan),
+        assert_int_equal(integrity_plan_restore(root, saved, 4, "J", diag, &plan),
                          INTEGRITY_E_INVALID);
         assert_null(plan);
         d = diagnostics_find(diag, "/etc/passwd is not under");

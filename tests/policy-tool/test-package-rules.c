@@ -42,6 +42,9 @@ static const char plugin_xml[] =
         "<aegis><request><credential name=\"Location\"/>"
         "<for path=\"launcher::/usr/bin/launcher\"/><for path=\"/usr/lib/plugin/own\"/>"
         "</request></aegis>";
+static const char lost_plugin_xml[] =
+        "<aegis><request><credential name=\"Location\"/>"
+        "<for path=\"absent::/usr/bin/absent\"/></request></aegis>";
 static const char installer_xml[] =
         "<aegis><request context=\"INSTALL\"><credential name=\"Location\"/></request>"
         "<request><credential name=\"NetService\"/></request></aegis>";
@@ -68,7 +71,10 @@ static int setup(void **state) {
         add_package(f->set, "ofono", "system", ofono_xml);
         add_package(f->set, "maps", "thirdparty", maps_xml);
         add_package(f->set, "dialer", "system", dialer_xml);
-        add_package(f->set, "plugin", "thirdparty", plugin_xml);
+        add_package(f->set, "launcher", "system", "<aegis/>");
+        add_package(f->set, "plugin", "system", plugin_xml);
+        add_package(f->set, "storeplugin", "thirdparty", plugin_xml);
+        add_package(f->set, "lostplugin", "system", lost_plugin_xml);
         add_package(f->set, "installer", "system", installer_xml);
         add_package(f->set, "stranger", NULL, maps_xml);
         assert_int_equal(policy_set_resolve(f->set, NULL), 0);
@@ -123,6 +129,10 @@ static void test_service_guarding_global_token(void **state) {
 static void test_other_package_binary(void **state) {
         /* pkg::/path: the launcher's label gets the credential; own path: plugin's. */
         assert_rules(state, "plugin", "launcher Location w\nplugin Location w\n");
+        /* A store package may not grant to another package's label: only its own gets it. */
+        assert_rules(state, "storeplugin", "storeplugin Location w\n");
+        /* Nor does a label no installed package owns get rules (they come with the package). */
+        assert_rules(state, "lostplugin", "");
 }
 
 static void test_install_context_and_no_target(void **state) {

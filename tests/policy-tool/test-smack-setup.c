@@ -1,7 +1,9 @@
 /*
- * Unit tests of smack-setup.c: which files get security.SMACK64EXEC, and
- * which do not (another package's binary, a path leaving --root, "..", a
- * label someone else set). Real security.* xattrs: needs root, else skipped.
+ * Unit tests of smack-setup.c: the package's binaries (as package-files.c
+ * found them) get security.SMACK64EXEC, a binary no longer named loses
+ * it, a label someone else set stays, and a binary replaced between the
+ * check and the write is not labelled (neither the new file nor the old
+ * one). Real security.* xattrs: needs root, else skipped.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -23,13 +26,14 @@
 #include "fileio.h"
 #include "manifest.h"
 #include "model.h"
-#include "paths.h"
+#include "package-files.h"
+#include "safe-root.h"
 #include "smack-setup.h"
 #include "transaction.h"
 
 typedef struct Fixture {
         char root[64];
-        ToolPaths paths;
+        SafeRoot *safe;
 } Fixture;
 
 static char *bin_path(const Fixture *f, const char *name) {
@@ -39,31 +43,25 @@ static char *bin_path(const Fixture *f, const char *name) {
         return path;
 }
 
-static void make_file(const Fixture *f, const char *name) {
+static void make_file(const Fixture *f, const char *name, const char *text) {
         _cleanup_free_ char *path = bin_path(f, name);
 
-        assert_int_equal(fileio_write_atomic(path, "x", 1, 0755), 0);
+        assert_int_equal(fileio_write_atomic(path, text, strlen(text), 0755), 0);
 }
 
 static int setup(void **state) {
         Fixture *f = calloc(1, sizeof(*f));
-        ToolPathOptions options = {};
-        _cleanup_free_ char *bin = NULL, *link = NULL, *rel = NULL;
+        _cleanup_free_ char *bin = NULL;
 
         assert_non_null(f);
         strcpy(f->root, "/tmp/test-smack-setup.XXXXXX");
         assert_non_null(mkdtemp(f->root));
-        options.root = f->root;
-        assert_int_equal(tool_paths_init(&f->paths, &options), 0);
         assert_true(asprintf(&bin, "%s/usr/bin", f->root) > 0);
         assert_int_equal(fileio_mkdir_p(bin, 0755), 0);
-        make_file(f, "app");
-        make_file(f, "app2");
-        make_file(f, "host");
-        link = bin_path(f, "escape");
-        assert_int_equal(symlink("/etc/passwd", link), 0);
-        rel = bin_path(f, "rel");
-        assert_int_equal(symlink("app2", rel), 0);
+        make_file(f, "app", "app");
+        make_file(f, "app2", "app2");
+        make_file(f, "host", "host");
+        assert_int_equal(safe_root_new(f->root, &f->safe), 0);
         *state = f;
         return 0;
 }
@@ -75,7 +73,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 static int teardown(void **state) {
         Fixture *f = *state;
 
-        tool_paths_deinit(&f->paths);
+        safe_root_free(f->safe);
         nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(f);
         return 0;
@@ -87,6 +85,18 @@ static Package *parse(const char *name, const char *xml) {
         assert_int_equal(manifest_parse_buffer(xml, strlen(xml), "test.xml", name, "system", NULL,
                                                &package), 0);
         return package;
+}
+
+/* The package's files, as an install would find them (by hand: no dpkg database). */
+static PackageFiles *files_of(const Fixture *f, const Package *package) {
+        PackageFilesContext context = { .root = f->safe };
+        PackageFiles *files = NULL;
+
+        if (!package)
+                return NULL;
+        assert_int_equal(package_files_new(&context, package->name, package, false, true, NULL,
+                                           &files), 0);
+        return files;
 }
 
 /* The SMACK64EXEC of usr/bin/name, or "none". */
@@ -101,25 +111,24 @@ static const char *label_of(const Fixture *f, const char *name) {
         return value;
 }
 
-static int label(const Fixture *f, const Package *old_package, const Package *new_package,
-                 Diagnostics *diag) {
+static int label_files(const Fixture *f, const PackageFiles *old_files,
+                       const PackageFiles *new_files, Diagnostics *diag) {
         _cleanup_(transaction_freep) Transaction *t = NULL;
         int r;
 
         assert_int_equal(transaction_new(NULL, &t), 0);
-        r = smack_setup_label(t, &f->paths, old_package, new_package, diag);
+        r = smack_setup_label(t, f->safe, old_files, "pkg", new_files, "pkg", diag);
         if (r == 0)
                 transaction_commit(t);
         return r;
 }
 
-static bool xattrs_work(const Fixture *f) {
-        _cleanup_free_ char *path = bin_path(f, "host");
+static int label(const Fixture *f, const Package *old_package, const Package *new_package,
+                 Diagnostics *diag) {
+        _cleanup_(package_files_freep) PackageFiles *old_files = files_of(f, old_package);
+        _cleanup_(package_files_freep) PackageFiles *new_files = files_of(f, new_package);
 
-        if (setxattr(path, SMACK_XATTR_EXEC, "x", 1, 0) < 0)
-                return false;
-        assert_int_equal(removexattr(path, SMACK_XATTR_EXEC), 0);
-        return true;
+        return label_files(f, old_files, new_files, diag);
 }
 
 static void test_label_and_unlabel(void **state) {
@@ -127,25 +136,20 @@ static void test_label_and_unlabel(void **state) {
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
         _cleanup_(package_freep) Package *v1 = NULL, *v2 = NULL;
 
-        if (!xattrs_work(f))
-                skip();
         v1 = parse("pkg", "<aegis><request><credential name=\"Location\"/>"
-                   "<for path=\"/usr/bin/app\"/><for path=\"/usr/bin/missing\"/>"
+                   "<for path=\"/usr/bin/app\"/>"
                    "<for path=\"host::/usr/bin/host\"/></request>"
                    "<request><credential name=\"Cellular\"/><for path=\"/usr/bin/app\"/></request></aegis>");
         v2 = parse("pkg", "<aegis><request><credential name=\"Location\"/>"
-                   "<for path=\"/usr/bin/rel\"/></request></aegis>");
+                   "<for path=\"/usr/bin/app2\"/></request></aegis>");
         assert_int_equal(diagnostics_new(&diag), 0);
 
         assert_int_equal(label(f, NULL, v1, diag), 0);
         assert_string_equal(label_of(f, "app"), "pkg");
         /* Another package's binary is that package's to label. */
         assert_string_equal(label_of(f, "host"), "none");
-        /* A binary that is not there is a warning, not an error. */
-        assert_int_equal(diag->n_errors, 0);
-        assert_non_null(diagnostics_find(diag, "does not exist"));
 
-        /* Upgrade: app is no longer named; rel (a symlink) labels its target. */
+        /* Upgrade: app is no longer named and loses its label; app2 gets one. */
         assert_int_equal(label(f, v1, v2, diag), 0);
         assert_string_equal(label_of(f, "app"), "none");
         assert_string_equal(label_of(f, "app2"), "pkg");
@@ -156,29 +160,38 @@ static void test_label_and_unlabel(void **state) {
         assert_int_equal(label(f, v2, NULL, diag), 0);
         assert_string_equal(label_of(f, "app2"), "admin");
         assert_int_equal(removexattr(app2, SMACK_XATTR_EXEC), 0);
+        assert_int_equal(diag->n_errors, 0);
 }
 
-static void test_refused_paths(void **state) {
+/* A path swapped between the check and the write: whatever is there now is not labelled. */
+static void test_replaced_binary(void **state) {
         const Fixture *f = *state;
         _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
-        _cleanup_(package_freep) Package *escape = NULL, *dots = NULL;
+        _cleanup_(package_freep) Package *package = NULL;
+        _cleanup_(package_files_freep) PackageFiles *files = NULL;
+        _cleanup_free_ char *app = bin_path(f, "app"), *moved = bin_path(f, "app.moved");
+        _cleanup_free_ char *victim = bin_path(f, "victim");
 
-        if (!xattrs_work(f))
-                skip();
-        escape = parse("pkg", "<aegis><request><credential name=\"Location\"/>"
-                       "<for path=\"/usr/bin/escape\"/></request></aegis>");
+        package = parse("pkg", "<aegis><request><credential name=\"Location\"/>"
+                        "<for path=\"/usr/bin/app\"/></request></aegis>");
         assert_int_equal(diagnostics_new(&diag), 0);
-        assert_int_equal(label(f, NULL, escape, diag), SMACK_SETUP_E_PATH);
-        assert_non_null(diagnostics_find(diag, "outside"));
-        assert_int_equal(lgetxattr("/etc/passwd", SMACK_XATTR_EXEC, NULL, 0) < 0 ? errno : 0, ENODATA);
-
-        dots = parse("pkg", "<aegis><request><credential name=\"Location\"/>"
-                     "<for path=\"/usr/bin/../bin/app\"/></request></aegis>");
-        if (dots) {
-                assert_int_equal(label(f, NULL, dots, diag), SMACK_SETUP_E_PATH);
-                assert_non_null(diagnostics_find(diag, ".."));
-                assert_string_equal(label_of(f, "app"), "none");
-        }
+        files = files_of(f, package);
+        /* Checked; then someone renames another file over the path. */
+        assert_int_equal(rename(app, moved), 0);
+        make_file(f, "victim", "victim");
+        assert_int_equal(link(victim, app), 0);
+        assert_int_equal(label_files(f, NULL, files, diag), SMACK_SETUP_E_CHANGED);
+        assert_non_null(diagnostics_find(diag, "changed while mssf-policy ran"));
+        assert_string_equal(label_of(f, "victim"), "none");
+        assert_string_equal(label_of(f, "app.moved"), "none");
+        /* A symlink swapped in instead. */
+        assert_int_equal(unlink(app), 0);
+        assert_int_equal(symlink("victim", app), 0);
+        assert_int_equal(label_files(f, NULL, files, diag), SMACK_SETUP_E_CHANGED);
+        assert_string_equal(label_of(f, "victim"), "none");
+        assert_int_equal(unlink(app), 0);
+        assert_int_equal(rename(moved, app), 0);
+        assert_int_equal(unlink(victim), 0);
 }
 
 int main(void) {
@@ -186,7 +199,7 @@ int main(void) {
                 return 77;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_label_and_unlabel),
-                cmocka_unit_test(test_refused_paths),
+                cmocka_unit_test(test_replaced_binary),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,7 @@
 /*
  * Unit tests of transaction.c and of the all-or-nothing promise of
  * install and remove. System calls the tool makes changes with (write,
- * fsync, rename, unlink, setxattr, removexattr) are wrapped with
+ * fsync, rename, unlink, fsetxattr, fremovexattr) are wrapped with
  * -Wl,--wrap=; the loop tests fail the Nth of them, for every N an
  * install or remove makes, and check that the tree (every file's bytes,
  * SMACK64EXEC label, security.ima and security.evm) and the stand-in
@@ -39,6 +39,7 @@
 #include "fileio.h"
 #include "ima.h"
 #include "operations.h"
+#include "safe-root.h"
 #include "smack-kernel.h"
 #include "smack-rules.h"
 #include "transaction.h"
@@ -71,10 +72,10 @@ int __real_rename(const char *from, const char *to);
 int __wrap_rename(const char *from, const char *to);
 int __real_unlink(const char *path);
 int __wrap_unlink(const char *path);
-int __real_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
-int __wrap_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
-int __real_removexattr(const char *path, const char *name);
-int __wrap_removexattr(const char *path, const char *name);
+int __real_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int __real_fremovexattr(int fd, const char *name);
+int __wrap_fremovexattr(int fd, const char *name);
 
 ssize_t __wrap_write(int fd, const void *buf, size_t n) {
         return inject() ? -1 : __real_write(fd, buf, n);
@@ -88,11 +89,11 @@ int __wrap_rename(const char *from, const char *to) {
 int __wrap_unlink(const char *path) {
         return inject() ? -1 : __real_unlink(path);
 }
-int __wrap_setxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
-        return inject() ? -1 : __real_setxattr(path, name, value, size, flags);
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags) {
+        return inject() ? -1 : __real_fsetxattr(fd, name, value, size, flags);
 }
-int __wrap_removexattr(const char *path, const char *name) {
-        return inject() ? -1 : __real_removexattr(path, name);
+int __wrap_fremovexattr(int fd, const char *name) {
+        return inject() ? -1 : __real_fremovexattr(fd, name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -245,6 +246,9 @@ static void test_rollback_restores_everything(void **state) {
         _cleanup_free_ char *before = NULL, *after = NULL, *changed = NULL;
         _cleanup_free_ char *a = fileio_join(s->root, "a"), *b = fileio_join(s->root, "b");
         _cleanup_free_ char *bin = fileio_join(s->root, "usr/bin/mce");
+        _cleanup_(safe_root_freep) SafeRoot *root = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
 
         if (!security_xattrs_work(s->root))
                 skip();
@@ -253,11 +257,14 @@ static void test_rollback_restores_everything(void **state) {
         assert_int_equal(setxattr(bin, "security.SMACK64EXEC", "old", 3, 0), 0);
         before = describe(s);
 
+        assert_int_equal(safe_root_new(s->root, &root), 0);
+        assert_int_equal(safe_root_open(root, "/usr/bin/mce", &fd, &st), 0);
         assert_int_equal(transaction_new(s->smackfs, &t), 0);
         assert_int_equal(transaction_write_file(t, a, "new a\n", 6, 0644), 0);
         assert_int_equal(transaction_write_file(t, b, "new b\n", 6, 0644), 0);
         assert_int_equal(transaction_write_file(t, b, "newer b\n", 8, 0644), 0);
-        assert_int_equal(transaction_set_xattr(t, bin, "security.SMACK64EXEC", "new"), 0);
+        assert_int_equal(transaction_set_xattr(t, root, fd, "/usr/bin/mce", "security.SMACK64EXEC",
+                                               "new", 3), 0);
         assert_int_equal(transaction_set_kernel_rule(t, "other", "rule", SMACK_ACCESS_WRITE), 0);
         assert_int_equal(transaction_set_kernel_rule(t, "x", "y", SMACK_ACCESS_READ), 0);
         assert_int_equal(transaction_size(t), 6);
@@ -267,7 +274,6 @@ static void test_rollback_restores_everything(void **state) {
         after = describe(s);
         assert_string_equal(before, after);
 
-        struct stat st;
         assert_int_equal(stat(a, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0600);
         assert_int_equal(access(b, F_OK), -1);
@@ -337,7 +343,7 @@ static const uint8_t foreign_ima[] = { 0x03, 0x02, 0x04, 0xde, 0xad, 0xbe, 0xef,
 static void stamp_foreign_ima(const Scratch *s) {
         _cleanup_free_ char *news = fileio_join(s->root, "usr/share/doc/maps/NEWS");
 
-        assert_int_equal(__real_setxattr(news, IMA_XATTR, foreign_ima, sizeof(foreign_ima), 0), 0);
+        assert_int_equal(setxattr(news, IMA_XATTR, foreign_ima, sizeof(foreign_ima), 0), 0);
 }
 
 static bool journal_exists(const Scratch *s) {

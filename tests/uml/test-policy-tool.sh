@@ -77,9 +77,22 @@ check "explain (kernel oracle): intruder may not" "denied" "$(echo "$out" | head
 echo "$out" | grep -q "tokens from: the kernel"
 check "explain used access2" 0 $?
 
-# A rule two packages need: both plugins give the launcher Location.
-"$tool" install --origin thirdparty plugin-a "$t/plugin-a.xml" >/dev/null 2>&1 &&
-    "$tool" install --origin thirdparty plugin-b "$t/plugin-b.xml" >/dev/null 2>&1
+# A rule two packages need: both plugins give the launcher Location. A
+# package grants to another package's binary only where the device policy
+# lets its origin name that label (the built-in one: system), and only
+# while that package is installed.
+echo '<aegis/>' > "$t/launcher.xml"
+"$tool" install --origin system launcher "$t/launcher.xml" >/dev/null 2>&1
+check "install the launcher" 0 $?
+load_before=$(sort /sys/fs/smackfs/load2)
+out=$("$tool" install --origin thirdparty plugin-a "$t/plugin-a.xml" 2>&1)
+check "a store plugin may not grant to the launcher" 3 $?
+echo "$out" | grep -qE "plugin-a.xml:4:5: error: binary launcher::/usr/bin/launcher is package launcher's"
+check "the refusal names file:line:column" 0 $?
+check "the refused store plugin changed no kernel rule" "$load_before" "$(sort /sys/fs/smackfs/load2)"
+check "launcher does not hold Location" 0 "$(access launcher Location w)"
+"$tool" install --origin system plugin-a "$t/plugin-a.xml" >/dev/null 2>&1 &&
+    "$tool" install --origin system plugin-b "$t/plugin-b.xml" >/dev/null 2>&1
 check "install both plugins" 0 $?
 check "launcher holds Location" 1 "$(access launcher Location w)"
 "$tool" remove plugin-a >/dev/null 2>&1
@@ -87,6 +100,7 @@ check "remove plugin-a" 0 $?
 check "launcher still holds Location (plugin-b lists it)" 1 "$(access launcher Location w)"
 "$tool" remove plugin-b >/dev/null 2>&1
 check "launcher lost Location with the last plugin" 0 "$(access launcher Location w)"
+"$tool" remove launcher >/dev/null 2>&1
 
 # A failed install changes nothing: policy.db cannot be replaced (a
 # directory is in its way), after manifest, labels, rule files and kernel

@@ -1,0 +1,291 @@
+/*
+ * Reading dpkg's database: the file lists (info/PACKAGE.list) and the
+ * diversions, so that mssf-policy can tell which package a file is.
+ *
+ * A manifest's word about a file is believed only where dpkg agrees that
+ * the file is the package's: dpkg's lists are written by dpkg from the
+ * package archives, under dpkg's lock, and only root changes them. Their
+ * contents still come from packages, so each line is treated as a name to
+ * compare, never as something to open or trust for more: lines are
+ * compared after canonicalisation (safe-root.c: the merged-/usr aliases),
+ * and a line that is not a normal absolute path matches nothing.
+ *
+ * dpkg's diversions move a file away from the path its package ships:
+ * "from" is where the diverting package's file (or the administrator's,
+ * package ":") is, "to" where the diverted package's file went. So the
+ * file at "from" is the diverter's, and the file at "to" is the other
+ * package's; both are reported, and package-files.c decides.
+ *
+ * Nothing here is cached between calls: one install asks once.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dpkg-db.h"
+#include "fileio.h"
+#include "safe-root.h"
+#include "strmap.h"
+
+struct DpkgDb {
+        char *admindir;
+};
+
+int dpkg_db_new(const char *admindir, DpkgDb **ret) {
+        DpkgDb *db = calloc(1, sizeof(*db));
+
+        if (!db)
+                return -ENOMEM;
+        db->admindir = strdup(admindir);
+        if (!db->admindir) {
+                free(db);
+                return -ENOMEM;
+        }
+        *ret = db;
+        return 0;
+}
+
+DpkgDb *dpkg_db_free(DpkgDb *db) {
+        if (!db)
+                return NULL;
+        free(db->admindir);
+        free(db);
+        return NULL;
+}
+
+int dpkg_db_info_file(const DpkgDb *db, const char *package, const char *suffix, char **ret) {
+        _cleanup_free_ char *plain = NULL, *pattern = NULL;
+        glob_t g = {};
+
+        *ret = NULL;
+        if (asprintf(&plain, "%s/info/%s.%s", db->admindir, package, suffix) < 0 ||
+            asprintf(&pattern, "%s/info/%s:*.%s", db->admindir, package, suffix) < 0)
+                return -ENOMEM;
+        if (access(plain, F_OK) == 0) {
+                *ret = TAKE_PTR(plain);
+                return 0;
+        }
+        if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0) {
+                *ret = strdup(g.gl_pathv[0]);
+                globfree(&g);
+                return *ret ? 0 : -ENOMEM;
+        }
+        globfree(&g);
+        return 0;
+}
+
+/* The package a list file is of: "NAME.list" or "NAME:ARCH.list" -> NAME (allocated). */
+static char *list_package(const char *file) {
+        const char *base = strrchr(file, '/'), *end;
+
+        base = base ? base + 1 : file;
+        end = strchr(base, ':');
+        if (!end)
+                end = base + strlen(base) - strlen(".list");
+        return strndup(base, (size_t) (end - base));
+}
+
+/* Call fn for every line of file (NUL-terminated in place). */
+static int for_each_line(const char *file, int (*fn)(char *line, void *userdata),
+                         void *userdata) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        int r;
+
+        r = fileio_read(file, &text, &size);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (char *line = text, *end; line < text + size; line = end + 1) {
+                end = memchr(line, '\n', (size_t) (text + size - line));
+                if (!end)
+                        end = text + size;
+                *end = '\0';
+                r = fn(line, userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The list files, ADMINDIR/info/NAME.list, sorted. */
+static int list_files(const DpkgDb *db, glob_t *g) {
+        _cleanup_free_ char *pattern = NULL;
+        int r;
+
+        if (asprintf(&pattern, "%s/info/*.list", db->admindir) < 0)
+                return -ENOMEM;
+        r = glob(pattern, 0, NULL, g);
+        if (r == GLOB_NOMATCH)
+                return 0;
+        return r == 0 ? 0 : -EIO;
+}
+
+typedef struct PathList {
+        char **paths;
+        size_t n, allocated;
+} PathList;
+
+static int path_list_add(char *line, void *userdata) {
+        PathList *list = userdata;
+
+        if (list->n + 1 >= list->allocated) {
+                size_t grow = list->allocated ? list->allocated * 2 : 64;
+                char **bigger = reallocarray(list->paths, grow, sizeof(char *));
+
+                if (!bigger)
+                        return -ENOMEM;
+                list->paths = bigger;
+                list->allocated = grow;
+        }
+        list->paths[list->n] = strdup(line);
+        if (!list->paths[list->n])
+                return -ENOMEM;
+        list->paths[++list->n] = NULL;
+        return 0;
+}
+
+int dpkg_db_package_paths(const DpkgDb *db, const char *package, char ***ret, size_t *ret_n) {
+        PathList list = {};
+        glob_t g = {};
+        int r;
+
+        r = list_files(db, &g);
+        for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) {
+                _cleanup_free_ char *owner = list_package(g.gl_pathv[i]);
+
+                if (!owner) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (strcmp(owner, package) == 0)
+                        r = for_each_line(g.gl_pathv[i], path_list_add, &list);
+        }
+        globfree(&g);
+        if (r < 0) {
+                for (size_t i = 0; i < list.n; i++)
+                        free(list.paths[i]);
+                free(list.paths);
+                return r;
+        }
+        *ret = list.paths;
+        *ret_n = list.n;
+        return 0;
+}
+
+typedef struct ClaimScan {
+        const SafeRoot *root;
+        StrMap index;                   /* canonical path -> claim */
+        const char *owner;              /* the list being read */
+} ClaimScan;
+
+static DpkgClaim *claim_of(const ClaimScan *scan, const char *name, int *r) {
+        _cleanup_free_ char *canonical = NULL;
+
+        *r = safe_root_canonical(scan->root, name, &canonical);
+        if (*r != 0) {
+                if (*r > 0)
+                        *r = 0;         /* "/.", or a name no file can have: matches nothing */
+                return NULL;
+        }
+        return strmap_get(&scan->index, canonical);
+}
+
+static int scan_list_line(char *line, void *userdata) {
+        ClaimScan *scan = userdata;
+        DpkgClaim *claim;
+        int r;
+
+        claim = claim_of(scan, line, &r);
+        if (!claim || claim->listed_by)
+                return r;
+        claim->listed_by = strdup(scan->owner);
+        return claim->listed_by ? 0 : -ENOMEM;
+}
+
+static int set_string(char **field, const char *value) {
+        if (*field)
+                return 0;
+        *field = strdup(value);
+        return *field ? 0 : -ENOMEM;
+}
+
+/* ADMINDIR/diversions: triplets of lines "from", "to", "package". */
+static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        char *lines[3];
+        size_t size = 0, n = 0;
+        int r;
+
+        if (asprintf(&path, "%s/diversions", db->admindir) < 0)
+                return -ENOMEM;
+        r = fileio_read(path, &text, &size);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (char *line = text, *end; line < text + size; line = end + 1) {
+                DpkgClaim *from, *to;
+
+                end = memchr(line, '\n', (size_t) (text + size - line));
+                if (!end)
+                        end = text + size;
+                *end = '\0';
+                lines[n++] = line;
+                if (n < 3)
+                        continue;
+                n = 0;
+                from = claim_of(scan, lines[0], &r);
+                if (r < 0)
+                        return r;
+                to = claim_of(scan, lines[1], &r);
+                if (r < 0)
+                        return r;
+                if (from && ((r = set_string(&from->diverted_by, lines[2])) < 0 ||
+                             (r = set_string(&from->diverted_to, lines[1])) < 0))
+                        return r;
+                if (to && ((r = set_string(&to->diverted_by, lines[2])) < 0 ||
+                           (r = set_string(&to->holds_diverted, lines[0])) < 0))
+                        return r;
+        }
+        return n == 0 ? 0 : -EBADMSG;
+}
+
+int dpkg_db_claims(const DpkgDb *db, const SafeRoot *root, const char *package,
+                   const char *const *paths, size_t n, DpkgClaim *claims) {
+        ClaimScan scan = { .root = root };
+        glob_t g = {};
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = strmap_put(&scan.index, paths[i], &claims[i]);
+        if (r >= 0)
+                r = list_files(db, &g);
+        for (size_t i = 0; r >= 0 && n > 0 && i < g.gl_pathc; i++) {
+                _cleanup_free_ char *owner = list_package(g.gl_pathv[i]);
+
+                if (!owner) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (strcmp(owner, package) == 0)
+                        continue;
+                scan.owner = owner;
+                r = for_each_line(g.gl_pathv[i], scan_list_line, &scan);
+        }
+        globfree(&g);
+        if (r >= 0 && n > 0)
+                r = scan_diversions(db, &scan);
+        strmap_deinit(&scan.index);
+        return r;
+}
+
+void dpkg_claims_clear(DpkgClaim *claims, size_t n) {
+        for (size_t i = 0; claims && i < n; i++) {
+                free(claims[i].listed_by);
+                free(claims[i].diverted_by);
+                free(claims[i].diverted_to);
+                free(claims[i].holds_diverted);
+                claims[i] = (DpkgClaim) {};
+        }
+}
