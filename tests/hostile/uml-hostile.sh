@@ -80,17 +80,18 @@ for name in hostile-for-victim hostile-for-passwd hostile-symlink hostile-dirlin
     expect=$(expect_for "$expect" thirdparty)
     kernel_before=$(kernel_view "$name")
     hand_setup "$name" >/dev/null
-    mp install --origin thirdparty "$name" "$hostile/mssf-hostile/aegis/$name.aegis" >/tmp/$name.log 2>&1
+    manifest=$hostile/mssf-hostile/aegis/$name.aegis
+    mp install --origin thirdparty "$name" "$manifest" >/tmp/$name.log 2>&1
     status=$?
     race_stop
     case $expect in
     refused)
         check "$name: refused" 1 "$([ "$status" != 0 ] && echo 1)"
-        check_grep "$name: with the manifest's line and column" '\.aegis:[0-9]+:[0-9]+: error: ' /tmp/$name.log
+        check_grep "$name: at the manifest's line and column" "\\.aegis$(marked_position "$manifest"): error: " \
+            /tmp/$name.log
         ;;
     *)
-        [ "$status" = 0 ] || check_grep "$name: if refused, with the manifest's line and column" \
-            '\.aegis:[0-9]+:[0-9]+: error: ' /tmp/$name.log
+        [ "$status" = 0 ] || check_grep "$name: if refused, with one error line" ': error: ' /tmp/$name.log
         ;;
     esac
     check "$name: the victim's program still runs as victim" "$victim_before" "$(victim_view)"
