@@ -88,6 +88,8 @@ origin operator TrackerReadAccess TrackerWriteAccess
 origin operator GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
 origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAccess
 origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
+label system *
+label com.nokia.maemo *
 origin *
 monitor hostile-monitor
 EOF
@@ -204,6 +206,25 @@ extra hostile-monitor refused =hostile-monitor <<'EOF'
   </request>
 </aegis>
 EOF
+
+# ---- controls: what the device policy lets the system origin do ----
+# The refusals above are for the origin, not blanket: the same manifests
+# from the system origin ("origin system *", "label system *").
+control() {
+    name=$1
+    hand_setup "$name" >/dev/null
+    mp install --origin system "$name" "$hostile/mssf-hostile/aegis/$name.aegis" >"$work/$name-system.log" 2>&1
+    check "$name (system): installed" 0 $?
+    [ "$(cat "$work/$name-system.log")" = "" ] || sed 's/^/# /' "$work/$name-system.log"
+    mp remove "$name" >/dev/null 2>&1
+    hand_teardown "$name"
+    snapshot "$root" "$load2" "$work/removed"
+    check "$name (system): after the removal the state is as before" "" \
+        "$(LC_ALL=C comm -3 "$work/base" "$work/removed" | head -20)"
+    again "$work/removed" "$name (system)"
+}
+control hostile-owner-system
+control hostile-setxid
 
 # ---- as dpkg runs it, with the synthetic database ----
 # dpkg_attempt CASE EXPECT KEY FILE...: CASE, a dpkg package listing FILEs
