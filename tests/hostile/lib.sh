@@ -290,7 +290,10 @@ hand_setup() {
     esac
     printf '#!/bin/sh\necho %s\n' "$1" >"$root/usr/bin/$1"
     chmod 755 "$root/usr/bin/$1"
-    case $1 in hostile-setuid | hostile-setxid) chmod 4755 "$root/usr/bin/$1" ;; esac
+    case $1 in
+    hostile-setuid | hostile-setxid) chmod 4755 "$root/usr/bin/$1" ;;
+    hostile-setgid) chmod 2755 "$root/usr/bin/$1" ;;
+    esac
     echo "/usr/bin/$1"
 }
 

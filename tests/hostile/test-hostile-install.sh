@@ -76,6 +76,8 @@ make_root() {
     chmod 755 "$root"/usr/sbin/* "$root"/opt/victim2/* "$root"/usr/bin/*
     chmod 4755 "$root/usr/bin/passwd" "$root/usr/bin/chfn.distrib"
     mknod "$root/dev/null" c 1 3 || { echo "not ok - mknod /dev/null"; exit 1; }
+    # A merged-/usr root, as Debian's.
+    ln -s usr/bin "$root/bin"
     # The built-in device policy (docs/manifest.md), and a monitor label.
     cat >"$root/etc/mssf/device-policy.conf" <<'EOF'
 token Cellular Location UserData Telephony NetService
@@ -147,6 +149,10 @@ attempt() {
     verdict "$name ($origin)" "$expect" "$key" "$status" "$log" "$manifest" "$manifest" "$pkg" \
         "$origin" "$work/own" "$work/base" "$work/after" "$writes"
     [ "$status" = 0 ] && [ "${MSSF_TEST_VERBOSE:-0}" != 1 ] || sed 's/^/# /' "$log"
+    if [ "$name" = hostile-alias ]; then
+        check "$name ($origin): its program, named through /bin, carries its label" "$name" \
+            "$(getfattr --only-values -n security.SMACK64EXEC "$root/usr/bin/$name" 2>/dev/null)"
+    fi
     if [ -f "$root/var/lib/mssf/manifests/$pkg.xml" ]; then
         mp remove "$pkg" >"$log.remove" 2>&1
         check "$name ($origin): removed" 0 $?
@@ -187,6 +193,23 @@ extra hostile-for-diverted refused =passwd <<'EOF'
     <credential name="Cellular"/>
     <for path="/usr/bin/hostile-for-diverted"/>
     <for path="/usr/bin/chfn.distrib"/> <!-- hostile -->
+  </request>
+</aegis>
+EOF
+extra hostile-setgid refused 'set-?(user|group)-?ID|set-?[ug]id|setxid' <<'EOF'
+<aegis>
+  <request>
+    <credential name="Cellular"/>
+    <for path="/usr/bin/hostile-setgid"/> <!-- hostile -->
+  </request>
+</aegis>
+EOF
+# The control: its own program named through the merged-/usr alias /bin.
+extra hostile-alias installed - <<'EOF'
+<aegis>
+  <request>
+    <credential name="Cellular"/>
+    <for path="/bin/hostile-alias"/>
   </request>
 </aegis>
 EOF
