@@ -77,27 +77,35 @@ int __wrap_security_new(const BusConfig *config, uid_t bus_uid, const char *path
 }
 
 /*
- * The same policy as version 1 wrote it, before provided tokens: the
- * header 8 bytes shorter (docs/policy-db.md), every section moved up.
+ * The same policy as an older version wrote it (docs/policy-db.md): each
+ * older file is the newer one cut short, version 2 before the packages
+ * and declarers (and their refs, the last ones), version 1 also before
+ * the provided tokens; each older header a prefix, the sections moved up.
  */
-static void to_version_1(uint8_t *data, size_t *size) {
-        const uint32_t shift = sizeof(DbHeader) - POLICY_DB_HEADER_SIZE_V1;
+static void to_version(uint8_t *data, size_t *size, uint32_t version) {
+        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1
+                                                                     : POLICY_DB_HEADER_SIZE_V2;
+        uint32_t shift = (uint32_t) sizeof(DbHeader) - header_size, n_refs;
         DbHeader h;
         DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index, &h.refs };
 
         memcpy(&h, data, sizeof(h));
-        assert_int_equal(le32toh(h.provided_tokens.count), 0);
-        memmove(data + POLICY_DB_HEADER_SIZE_V1, data + sizeof(h), *size - sizeof(h));
+        n_refs = le32toh(h.provided_tokens.first);
+        if (version != POLICY_DB_FORMAT_VERSION_1)
+                n_refs += le32toh(h.provided_tokens.count);
+        h.refs.count = htole32(n_refs);
+        *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
+        memmove(data + header_size, data + sizeof(h), *size - sizeof(h));
         *size -= shift;
         for (size_t i = 0; i < ELEMENTSOF(sections); i++)
                 sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
-        h.version = htole32(POLICY_DB_FORMAT_VERSION_1);
-        h.header_size = htole32(POLICY_DB_HEADER_SIZE_V1);
+        h.version = htole32(version);
+        h.header_size = htole32(header_size);
         h.file_size = htole32((uint32_t) *size);
         h.checksum = 0;
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
         h.checksum = htole32(policy_db_compute_checksum(data, *size));
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
 }
 
 /* calendar provides read and work (not with_provided: a version 1 file); Cellular is global. */
@@ -116,7 +124,7 @@ static void write_policy(bool with_provided) {
         assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
         assert_int_equal(policy_builder_build(b, &data, &size), 0);
         if (!with_provided)
-                to_version_1(data, &size);
+                to_version(data, &size, POLICY_DB_FORMAT_VERSION_1);
         strcpy(policy_path, "/tmp/test-driver-mssf-XXXXXX");
         fd = mkstemp(policy_path);
         assert_true(fd >= 0);
