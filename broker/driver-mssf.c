@@ -9,7 +9,9 @@
  * (owns it, is queued for it, or ever did: the names the security layer
  * keeps for mediation) speaks for the package that declared it, whatever
  * its own label (a helper serving the name through <owner label>); any
- * other connection for the package its label names, if there is one.
+ * other connection for the package its label names, if there is one:
+ * the label itself, or for a label under a package's ("pkg:helper", the
+ * labels a package may give its helpers) that package.
  * A package's binaries run with its label, so for a service that owns no
  * declared name the two agree.
  *
@@ -107,7 +109,11 @@ typedef struct DriverMssfAsker {
         const PolicyDb *db;             /* (nullable) none: nothing declared, provided or guarded */
         const char *const *names;       /* (borrowed) owned, queued for, or declared and ever held */
         size_t n_names;
-        const char *label;              /* (nullable) its Smack label: the package it may name */
+        /* (nullable) the package its Smack label names: the label up to its first
+         * ':', since "pkg:helper" is a label under package pkg's (no package
+         * name has a colon) */
+        const char *package;
+        char package_buffer[256];
         bool serves_declared;           /* it speaks for its names' declarers, not for its label */
 } DriverMssfAsker;
 
@@ -118,8 +124,16 @@ static int driver_mssf_asker(Bus *bus, Peer *peer, DriverMssfAsker *ret) {
         *ret = (DriverMssfAsker) {
                 .peer = peer,
                 .db = security_get_policy_db(bus->security),
-                .label = label ? label->text : NULL,
         };
+        if (label) {
+                size_t n = strcspn(label->text, ":");
+
+                if (n > 0 && n < sizeof(ret->package_buffer)) {
+                        memcpy(ret->package_buffer, label->text, n);
+                        ret->package_buffer[n] = '\0';
+                        ret->package = ret->package_buffer;
+                }
+        }
         r = security_peer_get_names(&peer->security, &ret->names, &ret->n_names);
         if (r < 0)
                 return r;
@@ -185,7 +199,7 @@ static int driver_mssf_resolve(const DriverMssfAsker *asker, const char *token, 
                                    token);
         if (asker->serves_declared)
                 return driver_mssf_resolve_served(asker, token, label, error);
-        return driver_mssf_resolve_for(asker->db, asker->label, token, label, error);
+        return driver_mssf_resolve_for(asker->db, asker->package, token, label, error);
 }
 
 /*
@@ -204,7 +218,7 @@ static int driver_mssf_serves(const DriverMssfAsker *asker, const char *label, b
                                    "The compiled policy predates the record of what each package provides and guards, so the bus cannot tell whether %s is connection \"%s\"'s to ask about another connection: run 'mssf-policy compile'",
                                    label, asker->peer->unique_name);
         if (!asker->serves_declared) {
-                *ret = asker->label && policy_db_package_serves_token(asker->db, asker->label, label);
+                *ret = asker->package && policy_db_package_serves_token(asker->db, asker->package, label);
                 return 0;
         }
         for (size_t i = 0; i < asker->n_names && !*ret; i++)

@@ -488,6 +488,31 @@ static void test_bare_names_follow_the_served_name(void **state) {
 }
 
 /*
+ * A helper labelled under its package's label ("calendar:sync", a label
+ * its package may give it) speaks for that package even before it serves
+ * a name: its bare "work" is calendar::work, and the calendar's tokens
+ * are its to ask about. A label that only starts like the package's
+ * ("calendarX") is another package's.
+ */
+static void test_label_under_the_package(void **state) {
+        Client sync, lookalike;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &sync, "calendar:sync");
+        connect_as(&w, &lookalike, "calendarX");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "calendar:sync", "w");
+        fake_smackfs_grant(fake, "app", "calendarX", "w");
+        assert_int_equal(check_token(&w, &sync, w.app.unique_name, "work", NULL), 1);
+        assert_string_equal(fake->last_request, "app calendar::work w");
+        expect_not_its_to_ask(&w, &lookalike, w.app.unique_name, "work", "work");
+        client_close(&lookalike);
+        client_close(&sync);
+        world_stop(&w);
+}
+
+/*
  * A connection serving names of two packages: a bare name that the two
  * would resolve differently is refused (InvalidArgs: name it in full),
  * even about itself; one they resolve alike (a global token neither
@@ -676,6 +701,7 @@ int main(void) {
                 cmocka_unit_test(test_who_may_ask),
                 cmocka_unit_test(test_asks_only_what_it_serves),
                 cmocka_unit_test(test_bare_names_follow_the_served_name),
+                cmocka_unit_test(test_label_under_the_package),
                 cmocka_unit_test(test_names_of_two_packages),
                 cmocka_unit_test(test_unrecorded_declarer),
                 cmocka_unit_test(test_pending_call_is_enough),
