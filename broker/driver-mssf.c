@@ -5,39 +5,82 @@
  * account); libmssf wraps it. GetStats, the interface's other method, is
  * in driver-info.c.
  *
- * The answer is the bus's own: the token name is resolved as the asking
- * service's manifest would resolve it (policy_token_resolve(), with the
- * asker's label as the package and the compiled policy's provided tokens:
- * a bare "work" asked by "calendar" is "calendar::work" if the calendar
- * package provides it, else the global "work"; "pkg::Token" as written),
- * and held means what mediation means by it: the kernel's answer to
- * "label token w", through the bus's Smack oracle and label cache. The
- * oracle's cache is refreshed first (inotify on the smackfs rule files),
- * so a grant revoked before the question is never seen as held.
+ * Whom the asker speaks for. A connection that serves a declared name
+ * (owns it, is queued for it, or ever did: the names the security layer
+ * keeps for mediation) speaks for the package that declared it, whatever
+ * its own label (a helper serving the name through <owner label>); any
+ * other connection for the package its label names, if there is one:
+ * the label itself, or for a label under a package's ("pkg:helper", the
+ * labels a package may give its helpers) that package.
+ * A package's binaries run with its label, so for a service that owns no
+ * declared name the two agree.
+ *
+ * The answer is the bus's own: the token name is resolved as that
+ * package's manifest resolves it (policy_token_resolve() over the
+ * compiled policy's provided tokens: a bare "work" is "calendar::work" if
+ * calendar provides it, else the global "work"; "pkg::Token" as written).
+ * A connection serving names of two packages that would resolve a bare
+ * name differently gets InvalidArgs (name it in full), never a guess.
+ * Held means what mediation means by it: the kernel's answer to "label
+ * token w", through the bus's Smack oracle and label cache, refreshed
+ * first (inotify on the smackfs rule files), so a grant revoked before
+ * the question is never seen as held.
  *
  * Threat model. The asker is any connection the busconfig policy lets
  * call the method (dbus-conf/org.mssf.Broker1.conf: everyone, on the
- * system bus; a device maker may deny it per user or group). Who holds
- * which token is not public: an app must not learn another app's grants.
- * So the asker may ask only about
- *  - itself;
- *  - a connection that waits for a reply from it (it called the asker,
- *    and the asker has not answered yet): a service's current callers;
- *  - with Smack, a connection whose label may send to the asker's ("w"):
- *    one that could call it, as every holder of the service's tokens can
- *    (mssf-policy gives token holders that rule), so a service may also
- *    check a subscriber before it sends a unicast signal.
- * Anything else is AccessDenied, before anything about the connection is
- * looked at, so the answer says nothing but "not yours to ask".
+ * system bus; a device maker may deny it per user or group). The bus
+ * must not be an oracle for who holds which token: a service learns what
+ * it needs to serve its callers and nothing more. So about another
+ * connection the asker may ask only
+ *  - for a token its package provides or guards (a rule of a name it
+ *    declared, or its own token for one): its own manifest, nothing
+ *    else. This is decided first, from what the asker already knows,
+ *    before the connection named is looked at (whether it exists, its
+ *    label, its calls). Without it, a package guarding one method with
+ *    the global Location, which every holder of Location may reach
+ *    (mssf-policy writes "holder package w" for it), could ask each of
+ *    them about Cellular or anything else;
+ *  - and only about a connection that waits for a reply from it (its
+ *    caller), or, with Smack, one whose label may send to the asker's
+ *    ("w": one that could call it, as the holders of its tokens can; so a
+ *    service may also check a subscriber before a unicast signal).
+ * About itself it may ask for any token: the answer is its own. A
+ * question outside these gets AccessDenied, the same error and the same
+ * words whichever rule refused ("not its to ask"); not "false": "false"
+ * would tell a service that its caller lacks a token it may well hold,
+ * and would make "false" mean two things where it now means one (see
+ * below). Neither reply would leak, as both are decided from the asker's
+ * manifest alone; the error says what happened. Without Smack nobody
+ * holds any token and every answer would be SmackDisabled: the rule on
+ * tokens is not applied there, the rule on connections still is.
+ *
+ * What this does not protect. On a device as this bus finds it, who
+ * holds which token is not a secret the bus can keep: measured under
+ * Smack (tests/uml/test-smackfs-exposure.sh), a process of any label and
+ * uid, without capabilities, reads every rule from smackfs's load2 and
+ * load (0644), asks access2 and access (0666, labelled "*", so no Smack
+ * rule can close them) "subject object access" about any two labels and
+ * gets the kernel's answer, and GetConnectionCredentials gives anyone any
+ * connection's label, as dbus-daemon does. The bus needs access2 itself
+ * (as root or as messagebus), so it cannot be closed to others short of
+ * the kernel. What the restriction does protect: a process that can
+ * reach the bus but not smackfs (a sandbox without /sys/fs/smackfs, or
+ * with it read-only, which refuses access2: also measured) learns through
+ * CheckToken nothing but what its own manifest makes its business; and
+ * should a kernel ever close access2 to others, the bus does not reopen
+ * it.
  *
  * Never a false yes. Every other outcome is an error reply, never
  * "false": the name is not a unique connection name, no such connection
  * (NameHasNoOwner), a malformed token name or a POSIX credential
+ * (InvalidArgs), a bare name the asker's packages resolve differently
  * (InvalidArgs), Smack is off (SmackDisabled: without Smack nobody holds
  * any token), the connection has no label (NoLabel), the compiled policy
- * predates provided tokens so a bare name cannot be resolved
- * (PolicyOutdated), the kernel could not answer (Failed). "false" means
- * exactly: the kernel says the label does not hold the token.
+ * predates what the question needs (PolicyOutdated: provided tokens for a
+ * bare name, the packages for a question about another connection, who
+ * declared the names the asker serves for a bare name), the kernel could
+ * not answer (Failed). "false" means exactly: the kernel says the label
+ * does not hold the token.
  */
 #include <errno.h>
 #include <string.h>
@@ -53,6 +96,145 @@
 
 #define MSSF_INTERFACE "org.mssf.Broker1"
 
+/*
+ * The asker as CheckToken sees it: its names and label. What each
+ * package serves the compiler worked out (policy.db's packages); what a
+ * connection speaks for follows from its names with a hash probe each,
+ * and the security layer rebuilds those only when they change, so there
+ * is nothing worth caching per connection. A connection holds few names
+ * (max_names_per_connection bounds them), so a question stays bounded.
+ */
+typedef struct DriverMssfAsker {
+        Peer *peer;
+        const PolicyDb *db;             /* (nullable) none: nothing declared, provided or guarded */
+        const char *const *names;       /* (borrowed) owned, queued for, or declared and ever held */
+        size_t n_names;
+        /* (nullable) the package its Smack label names: the label up to its first
+         * ':', since "pkg:helper" is a label under package pkg's (no package
+         * name has a colon) */
+        const char *package;
+        char package_buffer[256];
+        bool serves_declared;           /* it speaks for its names' declarers, not for its label */
+} DriverMssfAsker;
+
+static int driver_mssf_asker(Bus *bus, Peer *peer, DriverMssfAsker *ret) {
+        const SmackLabel *label = peer->security.mssf.label;
+        int r;
+
+        *ret = (DriverMssfAsker) {
+                .peer = peer,
+                .db = security_get_policy_db(bus->security),
+        };
+        if (label) {
+                size_t n = strcspn(label->text, ":");
+
+                if (n > 0 && n < sizeof(ret->package_buffer)) {
+                        memcpy(ret->package_buffer, label->text, n);
+                        ret->package_buffer[n] = '\0';
+                        ret->package = ret->package_buffer;
+                }
+        }
+        r = security_peer_get_names(&peer->security, &ret->names, &ret->n_names);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ret->n_names && !ret->serves_declared; i++)
+                ret->serves_declared = policy_db_declares_name(ret->db, ret->names[i]);
+        return 0;
+}
+
+/* token as package's manifest names it (package NULL: nobody's own), into label. */
+static int driver_mssf_resolve_for(const PolicyDb *db, const char *package, const char *token, char *label,
+                                   DriverError *error) {
+        /* No policy at all: no package provides anything, and every bare name is global. */
+        int r = policy_token_resolve(token, db ? package : NULL, policy_db_token_provided, (void *) db, label,
+                                     POLICY_TOKEN_LABEL_SIZE);
+
+        if (r < 0)
+                return r;
+        if (r > 0)
+                return driver_fail(error, BUS_ERROR_INVALID_ARGS, "'%s' is %s", token,
+                                   policy_token_error_to_string(r) ?: "not a token name");
+        return 0;
+}
+
+/* A bare token name as every package whose names the asker serves names it, the same for all. */
+static int driver_mssf_resolve_served(const DriverMssfAsker *asker, const char *token, char *label,
+                                      DriverError *error) {
+        char other[POLICY_TOKEN_LABEL_SIZE];
+        const char *first = NULL, *package;
+        int r;
+
+        for (size_t i = 0; i < asker->n_names; i++) {
+                r = policy_db_name_declarer(asker->db, asker->names[i], &package);
+                if (r == POLICY_DB_UNDECLARED)
+                        continue;
+                if (r < 0)
+                        return r;
+                if (!package)
+                        return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
+                                           "The compiled policy does not record which package declared %s, which connection \"%s\" serves, so '%s' cannot be resolved: run 'mssf-policy compile', or name the token in full (package::Token)",
+                                           asker->names[i], asker->peer->unique_name, token);
+                r = driver_mssf_resolve_for(asker->db, package, token, first ? other : label, error);
+                if (r != 0)
+                        return r;
+                if (first && strcmp(other, label) != 0)
+                        return driver_fail(error, BUS_ERROR_INVALID_ARGS,
+                                           "Connection \"%s\" serves names of the packages %s and %s, for which '%s' is %s and %s: name the token in full (package::Token)",
+                                           asker->peer->unique_name, first, package, token, label, other);
+                first = first ?: package;
+        }
+        return 0;
+}
+
+/* token as the asker's package names it, into label (POLICY_TOKEN_LABEL_SIZE bytes). */
+static int driver_mssf_resolve(const DriverMssfAsker *asker, const char *token, char *label,
+                               DriverError *error) {
+        /* Written in full ("pkg::Token", or a POSIX name to refuse): whoever asks. */
+        if (strstr(token, "::"))
+                return driver_mssf_resolve_for(asker->db, NULL, token, label, error);
+        /* A version 1 policy.db cannot tell a package's own token from a global one. */
+        if (asker->db && !policy_db_knows_provided_tokens(asker->db))
+                return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
+                                   "The compiled policy predates provided tokens, so '%s' cannot be resolved: run 'mssf-policy compile', or name the token in full (package::Token)",
+                                   token);
+        if (asker->serves_declared)
+                return driver_mssf_resolve_served(asker, token, label, error);
+        return driver_mssf_resolve_for(asker->db, asker->package, token, label, error);
+}
+
+/*
+ * Whether the asker's package provides or guards label (a token): from
+ * its own manifest alone. *ret false without a policy: then no package
+ * provides or guards anything.
+ */
+static int driver_mssf_serves(const DriverMssfAsker *asker, const char *label, bool *ret, DriverError *error) {
+        const char *package;
+
+        *ret = false;
+        if (!asker->db)
+                return 0;
+        if (!policy_db_knows_declarers(asker->db))
+                return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
+                                   "The compiled policy predates the record of what each package provides and guards, so the bus cannot tell whether %s is connection \"%s\"'s to ask about another connection: run 'mssf-policy compile'",
+                                   label, asker->peer->unique_name);
+        if (!asker->serves_declared) {
+                *ret = asker->package && policy_db_package_serves_token(asker->db, asker->package, label);
+                return 0;
+        }
+        for (size_t i = 0; i < asker->n_names && !*ret; i++)
+                if (policy_db_name_declarer(asker->db, asker->names[i], &package) == 0 && package)
+                        *ret = policy_db_package_serves_token(asker->db, package, label);
+        return 0;
+}
+
+/* The one refusal, whichever rule refused: it says no more than "not yours to ask". */
+static int driver_mssf_not_its_to_ask(const DriverMssfAsker *asker, const char *name, const char *label,
+                                      DriverError *error) {
+        return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
+                           "Connection \"%s\" may ask CheckToken only about itself, about connections waiting for its reply and those whose Smack label may send to its own, and about those only for a token its package provides or guards; whether \"%s\" holds %s is not its to ask",
+                           asker->peer->unique_name, name, label);
+}
+
 /* Whether asker may ask about target (see the threat model above). */
 static bool driver_mssf_may_ask(Bus *bus, Peer *asker, Peer *target) {
         SmackOracle *oracle = security_get_oracle(bus->security);
@@ -63,45 +245,18 @@ static bool driver_mssf_may_ask(Bus *bus, Peer *asker, Peer *target) {
         return smack_oracle_has_smack(oracle) && from && to && smack_has_access(oracle, from, to, "w") == 1;
 }
 
-/* The connection name names: a unique name with an owner, and one the asker may ask about. */
-static int driver_mssf_target(Bus *bus, Peer *asker, const char *name, Peer **ret, DriverError *error) {
+/* The connection name names, with an owner, once the asker may ask it about label. */
+static int driver_mssf_target(Bus *bus, const DriverMssfAsker *asker, const char *name, const char *label,
+                              Peer **ret, DriverError *error) {
         Peer *target;
 
-        if (name[0] != ':' || !validate_bus_name(name, strlen(name)))
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
-                                   "CheckToken takes the unique name of a connection (such as a message's sender, \":1.42\"), not \"%s\"",
-                                   name);
         target = bus_lookup_peer(bus, name);
         if (!target || !target->registered || target->monitor)
                 return driver_fail(error, BUS_ERROR_NAME_HAS_NO_OWNER,
                                    "Could not check a token of name '%s': no such name", name);
-        if (!driver_mssf_may_ask(bus, asker, target))
-                return driver_fail(error, BUS_ERROR_ACCESS_DENIED,
-                                   "Connection \"%s\" may ask CheckToken only about itself, about connections waiting for its reply, and about those whose Smack label may send to its own; \"%s\" is none of these",
-                                   asker->unique_name, name);
+        if (!driver_mssf_may_ask(bus, asker->peer, target))
+                return driver_mssf_not_its_to_ask(asker, name, label, error);
         *ret = target;
-        return 0;
-}
-
-/* token as the asker's manifest would resolve it, into label (POLICY_TOKEN_LABEL_SIZE bytes). */
-static int driver_mssf_resolve(Bus *bus, Peer *asker, const char *token, char *label, DriverError *error) {
-        const PolicyDb *db = security_get_policy_db(bus->security);
-        const SmackLabel *own = asker->security.mssf.label;
-        int r;
-
-        /* A version 1 policy.db cannot tell a package's own token from a global one. */
-        if (db && !policy_db_knows_provided_tokens(db) && !strstr(token, "::"))
-                return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
-                                   "The compiled policy predates provided tokens, so '%s' cannot be resolved: run 'mssf-policy compile', or name the token in full (package::Token)",
-                                   token);
-        /* No policy at all: no package provides anything, and every bare name is global. */
-        r = policy_token_resolve(token, db && own ? own->text : NULL, policy_db_token_provided,
-                                 (void *) db, label, POLICY_TOKEN_LABEL_SIZE);
-        if (r < 0)
-                return r;
-        if (r > 0)
-                return driver_fail(error, BUS_ERROR_INVALID_ARGS, "'%s' is %s", token,
-                                   policy_token_error_to_string(r) ?: "not a token name");
         return 0;
 }
 
@@ -121,10 +276,36 @@ static int driver_mssf_has_token(Bus *bus, const SmackLabel *label, const char *
         return smack_has_token_uncached(oracle, label, token);
 }
 
+/*
+ * Everything that does not depend on the connection asked about: the
+ * name's form, the token's label, and, about another connection with
+ * Smack on, whether that token is the asker's to ask about.
+ */
+static int driver_mssf_question(Bus *bus, Peer *peer, const char *name, const char *token, char *label,
+                                DriverMssfAsker *asker, DriverError *error) {
+        bool serves;
+        int r;
+
+        if (name[0] != ':' || !validate_bus_name(name, strlen(name)))
+                return driver_fail(error, BUS_ERROR_INVALID_ARGS,
+                                   "CheckToken takes the unique name of a connection (such as a message's sender, \":1.42\"), not \"%s\"",
+                                   name);
+        r = driver_mssf_asker(bus, peer, asker);
+        if (r == 0)
+                r = driver_mssf_resolve(asker, token, label, error);
+        if (r != 0 || strcmp(name, peer->unique_name) == 0 || !security_has_smack(bus->security))
+                return r;
+        r = driver_mssf_serves(asker, label, &serves, error);
+        if (r == 0 && !serves)
+                r = driver_mssf_not_its_to_ask(asker, name, label, error);
+        return r;
+}
+
 static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         SmackOracle *oracle = security_get_oracle(bus->security);
         char label[POLICY_TOKEN_LABEL_SIZE];
+        DriverMssfAsker asker;
         const char *name, *token;
         Peer *target = NULL;
         int held, r;
@@ -134,10 +315,10 @@ static int driver_mssf_check_token(Bus *bus, Peer *peer, Message *m, DriverError
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
         /* A rule changed before this question (a revoked grant) must not meet a cached answer. */
         (void) security_refresh(bus->security);
-        r = driver_mssf_target(bus, peer, name, &target, error);
+        r = driver_mssf_question(bus, peer, name, token, label, &asker, error);
         if (r != 0)
                 return r;
-        r = driver_mssf_resolve(bus, peer, token, label, error);
+        r = driver_mssf_target(bus, &asker, name, label, &target, error);
         if (r != 0)
                 return r;
         if (!smack_oracle_has_smack(oracle))
@@ -167,13 +348,17 @@ const unsigned driver_n_mssf_methods = ELEMENTSOF(driver_mssf_methods);
 const char driver_mssf_xml_check_token[] =
         "    <!--\n"
         "      CheckToken: does the connection @name (a unique name) hold @token?\n"
-        "      @token is named as the asker's manifest names it: a bare Token is\n"
-        "      the asker's package::Token if its package provides one, else the\n"
-        "      global Token; pkg::Token as written. Held means the kernel says\n"
+        "      The asker speaks for the package that declared the names it serves\n"
+        "      (owns, queues for, or did), else for the package its label names.\n"
+        "      @token is named as that package's manifest names it: a bare Token\n"
+        "      is package::Token if the package provides one, else the global\n"
+        "      Token; pkg::Token as written. Held means the kernel says\n"
         "      \"label token w\" now (a revoked grant is never seen as held).\n"
-        "      Who may ask about whom: the asker about itself, about a connection\n"
-        "      waiting for its reply (its caller), and with Smack about one whose\n"
-        "      label may send to the asker's; anything else is AccessDenied.\n"
+        "      Who may ask about whom: the asker about itself, for any token;\n"
+        "      about a connection waiting for its reply (its caller), and with\n"
+        "      Smack about one whose label may send to the asker's, only for a\n"
+        "      token its package provides or guards (decided first, from its own\n"
+        "      manifest). Anything else is AccessDenied, in the same words.\n"
         "      Busconfig may restrict who calls it (send_member=\"CheckToken\").\n"
         "      Never a false yes: InvalidArgs, NameHasNoOwner, AccessDenied,\n"
         "      org.mssf.Broker1.Error.SmackDisabled, .NoLabel, .PolicyOutdated\n"

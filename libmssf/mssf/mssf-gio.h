@@ -24,9 +24,10 @@ GQuark mssf_error_quark(void);
  * @MSSF_ERROR_INVALID_ARGUMENT: not a unique connection name, or not a
  *   token name (a POSIX credential such as UID::root is not one either)
  * @MSSF_ERROR_NO_SUCH_CONNECTION: the connection has left the bus
- * @MSSF_ERROR_NOT_ALLOWED: the bus does not let the asker ask about that
- *   connection (only about itself, its callers, and labels that may send
- *   to its own), or busconfig does not let it call CheckToken at all
+ * @MSSF_ERROR_NOT_ALLOWED: the bus does not let the asker ask that question
+ *   (about another connection only for a token its package provides or
+ *   guards, and only about its callers and labels that may send to its
+ *   own), or busconfig does not let it call CheckToken at all
  * @MSSF_ERROR_SMACK_DISABLED: the system runs without Smack: nobody holds
  *   any token
  * @MSSF_ERROR_NO_LABEL: the connection has no Smack label

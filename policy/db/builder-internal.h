@@ -22,7 +22,13 @@ typedef struct StrPool {
 typedef struct BuildName {
         uint32_t name;                  /* string id */
         uint32_t own_token;             /* string id or NONE */
+        uint32_t package;               /* string id of the declaring package, or NONE */
 } BuildName;
+
+typedef struct BuildProvided {
+        uint32_t token;                 /* string id: "package::Token" */
+        uint32_t package;               /* string id: its package */
+} BuildProvided;
 
 typedef struct BuildOwner {
         uint32_t name;                  /* handle */
@@ -47,7 +53,7 @@ struct PolicyBuilder {
         size_t n_globals, cap_globals;
         uint32_t *monitors;
         size_t n_monitors, cap_monitors;
-        uint32_t *provided;
+        BuildProvided *provided;
         size_t n_provided, cap_provided;
 };
 

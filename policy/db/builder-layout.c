@@ -6,7 +6,8 @@
  * interface and member encoded as rank + 1 and 0 for "none", which makes
  * numeric order exactly the order db-read.c checks (none first). Stages:
  * rank strings, order names, sort and merge raw rules, derive the
- * interface-less unions, sort again, lay out, index, checksum.
+ * interface-less unions, sort again, gather each package's tokens, lay
+ * out, index, checksum.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -310,12 +311,17 @@ static int derive_unions(Build *b) {
 
 /* Where each section goes, and the refs it needs. */
 typedef struct Layout {
-        uint64_t strings, names, name_index, rules, rule_index, refs, end;
+        uint64_t strings, names, name_index, rules, rule_index, refs, packages, declarers, end;
         uint32_t name_buckets, rule_buckets;
         uint64_t *owners;               /* (name index << 32 | label rank), sorted */
         size_t n_owners;
         uint32_t *globals, *monitors, *provided;        /* label ranks, sorted */
         size_t n_globals, n_monitors, n_provided;
+        uint32_t *package_ranks;        /* the packages' label ranks, sorted */
+        size_t n_packages;
+        uint32_t *package_of_rank;      /* string rank -> package index (for package ranks) */
+        uint64_t *package_tokens;       /* (package index << 32 | token rank), sorted */
+        size_t n_package_tokens;
         uint64_t n_refs;
 } Layout;
 
@@ -324,6 +330,9 @@ static void layout_done(Layout *l) {
         free(l->globals);
         free(l->monitors);
         free(l->provided);
+        free(l->package_ranks);
+        free(l->package_of_rank);
+        free(l->package_tokens);
 }
 
 static int compare_u64(const void *a, const void *b) {
@@ -358,8 +367,65 @@ static int rank_labels(const Build *b, const uint32_t *ids, size_t n, uint32_t *
         return 0;
 }
 
+/* Every package a name's declarer or a provided token names, in label order. */
+static int plan_packages(const Build *b, Layout *l) {
+        const PolicyBuilder *builder = b->builder;
+        size_t n = 0;
+
+        l->package_ranks = calloc(builder->n_names + builder->n_provided + 1, sizeof(uint32_t));
+        l->package_of_rank = calloc(builder->pool.n + 1, sizeof(uint32_t));
+        if (!l->package_ranks || !l->package_of_rank)
+                return -ENOMEM;
+        for (size_t i = 0; i < builder->n_names; i++)
+                if (builder->names[i].package != POLICY_DB_NONE)
+                        l->package_ranks[n++] = b->rank[builder->names[i].package];
+        for (size_t i = 0; i < builder->n_provided; i++)
+                l->package_ranks[n++] = b->rank[builder->provided[i].package];
+        l->n_packages = sort_unique(l->package_ranks, n, sizeof(uint32_t), compare_u32);
+        for (size_t i = 0; i < l->n_packages; i++)
+                l->package_of_rank[l->package_ranks[i]] = (uint32_t) i;
+        return 0;
+}
+
+static uint64_t package_token(const Build *b, const Layout *l, uint32_t package, uint32_t token) {
+        return (uint64_t) l->package_of_rank[b->rank[package]] << 32 | b->rank[token];
+}
+
+/*
+ * What each package serves: the tokens it provides, and every token its
+ * names need (own tokens, and the raw rules' tokens, which are exactly
+ * the tokens of its merged and derived rules).
+ */
+static int plan_package_tokens(const Build *b, Layout *l) {
+        const PolicyBuilder *builder = b->builder;
+        size_t n = 0;
+
+        l->package_tokens = calloc(builder->n_provided + builder->n_names + builder->n_rules + 1,
+                                   sizeof(uint64_t));
+        if (!l->package_tokens)
+                return -ENOMEM;
+        for (size_t i = 0; i < builder->n_provided; i++)
+                l->package_tokens[n++] = package_token(b, l, builder->provided[i].package,
+                                                       builder->provided[i].token);
+        for (size_t i = 0; i < builder->n_names; i++)
+                if (builder->names[i].package != POLICY_DB_NONE &&
+                    builder->names[i].own_token != POLICY_DB_NONE)
+                        l->package_tokens[n++] = package_token(b, l, builder->names[i].package,
+                                                               builder->names[i].own_token);
+        for (size_t i = 0; i < builder->n_rules; i++) {
+                const BuildRule *rule = &builder->rules[i];
+                uint32_t package = builder->names[rule->name].package;
+
+                if (package != POLICY_DB_NONE && rule->token != POLICY_DB_NONE)
+                        l->package_tokens[n++] = package_token(b, l, package, rule->token);
+        }
+        l->n_package_tokens = sort_unique(l->package_tokens, n, sizeof(uint64_t), compare_u64);
+        return 0;
+}
+
 static int plan_layout(const Build *b, Layout *l) {
         const PolicyBuilder *builder = b->builder;
+        uint32_t *provided_ids;
         int r;
 
         l->owners = calloc(builder->n_owners + 1, sizeof(uint64_t));
@@ -369,14 +435,23 @@ static int plan_layout(const Build *b, Layout *l) {
                 l->owners[i] = (uint64_t) b->name_index[builder->owners[i].name] << 32 |
                                b->rank[builder->owners[i].label];
         l->n_owners = sort_unique(l->owners, builder->n_owners, sizeof(uint64_t), compare_u64);
-        if ((r = rank_labels(b, builder->globals, builder->n_globals, &l->globals,
+        provided_ids = calloc(builder->n_provided + 1, sizeof(uint32_t));
+        if (!provided_ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < builder->n_provided; i++)
+                provided_ids[i] = builder->provided[i].token;
+        r = rank_labels(b, provided_ids, builder->n_provided, &l->provided, &l->n_provided);
+        free(provided_ids);
+        if (r < 0 ||
+            (r = rank_labels(b, builder->globals, builder->n_globals, &l->globals,
                              &l->n_globals)) < 0 ||
             (r = rank_labels(b, builder->monitors, builder->n_monitors, &l->monitors,
                              &l->n_monitors)) < 0 ||
-            (r = rank_labels(b, builder->provided, builder->n_provided, &l->provided,
-                             &l->n_provided)) < 0)
+            (r = plan_packages(b, l)) < 0 ||
+            (r = plan_package_tokens(b, l)) < 0)
                 return r;
-        l->n_refs = l->n_owners + b->n_tokens + l->n_globals + l->n_monitors + l->n_provided;
+        l->n_refs = l->n_owners + b->n_tokens + l->n_globals + l->n_monitors + l->n_provided +
+                    l->n_package_tokens;
         l->name_buckets = db_index_buckets((uint32_t) builder->n_names);
         l->rule_buckets = db_index_buckets((uint32_t) b->n_rules);
         l->strings = sizeof(DbHeader);
@@ -385,7 +460,9 @@ static int plan_layout(const Build *b, Layout *l) {
         l->rules = l->name_index + (uint64_t) l->name_buckets * sizeof(uint32_t);
         l->rule_index = l->rules + (uint64_t) b->n_rules * sizeof(DbRule);
         l->refs = l->rule_index + (uint64_t) l->rule_buckets * sizeof(uint32_t);
-        l->end = l->refs + l->n_refs * sizeof(uint32_t);
+        l->packages = l->refs + l->n_refs * sizeof(uint32_t);
+        l->declarers = l->packages + (uint64_t) l->n_packages * sizeof(DbPackage);
+        l->end = l->declarers + (uint64_t) builder->n_names * sizeof(uint32_t);
         return l->end <= POLICY_DB_SIZE_MAX ? 0 : POLICY_BUILDER_E_TOO_LARGE;
 }
 
@@ -482,6 +559,36 @@ static void write_rules(Image *im) {
         }
 }
 
+/* Each package's tokens go into refs after the provided tokens, packages in label order. */
+static void write_packages(Image *im) {
+        const Layout *l = im->layout;
+        DbPackage *packages = (DbPackage *) (im->data + l->packages);
+        size_t pair = 0;
+
+        for (uint32_t i = 0; i < l->n_packages; i++) {
+                DbRange tokens = { .first = im->n_refs };
+
+                for (; pair < l->n_package_tokens && (l->package_tokens[pair] >> 32) == i; pair++)
+                        tokens = push_ref(im, (uint32_t) l->package_tokens[pair], tokens);
+                packages[i] = (DbPackage) {
+                        .name = string_ref(im, l->package_ranks[i]),
+                        .tokens = le_range(tokens),
+                };
+        }
+}
+
+static void write_declarers(Image *im) {
+        const Build *b = im->build;
+        uint32_t *declarers = (uint32_t *) (im->data + im->layout->declarers);
+
+        for (uint32_t i = 0; i < b->builder->n_names; i++) {
+                uint32_t package = b->builder->names[b->name_by_index[i]].package;
+
+                declarers[i] = htole32(package == POLICY_DB_NONE ? POLICY_DB_NONE
+                                       : im->layout->package_of_rank[b->rank[package]]);
+        }
+}
+
 static void index_insert(uint32_t *buckets, uint32_t n_buckets, uint32_t hash, uint32_t entry) {
         uint32_t b = hash & (n_buckets - 1);
 
@@ -537,6 +644,8 @@ static void write_header(Image *im, DbRange globals, DbRange monitors, DbRange p
         h->rules = section(l->rules, b->n_rules);
         h->rule_index = section(l->rule_index, l->rule_buckets);
         h->refs = section(l->refs, l->n_refs);
+        h->packages = section(l->packages, l->n_packages);
+        h->declarers = section(l->declarers, b->builder->n_names);
         h->global_tokens = globals;
         h->monitor_labels = monitors;
         h->provided_tokens = provided;
@@ -566,6 +675,8 @@ static int write_image(const Build *b, uint8_t **ret_data, size_t *ret_size) {
         globals = push_ranks(&im, l.globals, l.n_globals);
         monitors = push_ranks(&im, l.monitors, l.n_monitors);
         provided = push_ranks(&im, l.provided, l.n_provided);
+        write_packages(&im);
+        write_declarers(&im);
         write_indexes(&im);
         write_header(&im, globals, monitors, provided);
         *ret_data = im.data;

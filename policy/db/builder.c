@@ -8,8 +8,9 @@
  * reader never has to: merged duplicate rules (tokens united), and for
  * each (name, kind, path) the rules without interface: per member, the
  * union of that member's tokens over all interfaces plus every interface
- * default there; and, for signals and properties, the union of the
- * defaults alone. Everything written
+ * default there; for signals and properties, the union of the
+ * defaults alone; and per package, every token it provides or its names'
+ * rules and own tokens need. Everything written
  * is what db-read.c demands, in the order it checks; the builder validates
  * its input with the same predicates, so a built image always loads.
  */
@@ -23,6 +24,7 @@
 #include "db-names.h"
 #include "builder-internal.h"
 #include "format.h"
+#include "token-name.h"
 
 int builder_grow(void **array, size_t *cap, size_t n, size_t size) {
         size_t new_cap;
@@ -151,6 +153,7 @@ enum {
         BUILDER_CHECKED_OBJECT_PATH = 1 << 2,
         BUILDER_CHECKED_INTERFACE = 1 << 3,
         BUILDER_CHECKED_MEMBER = 1 << 4,
+        BUILDER_CHECKED_PACKAGE = 1 << 5,
 };
 
 /*
@@ -203,7 +206,7 @@ int policy_builder_add_name(PolicyBuilder *builder, const char *name, uint32_t *
         if (handle == NONE) {
                 handle = (uint32_t) builder->n_names;
                 r = VEC_PUSH(builder->names, builder->n_names, builder->cap_names,
-                             ((BuildName) { .name = id, .own_token = NONE }));
+                             ((BuildName) { .name = id, .own_token = NONE, .package = NONE }));
                 if (r < 0)
                         return r;
                 builder->pool.name_handle[id] = handle;
@@ -240,6 +243,23 @@ int policy_builder_set_own_token(PolicyBuilder *builder, uint32_t name, const ch
         return 0;
 }
 
+int policy_builder_set_declarer(PolicyBuilder *builder, uint32_t name, const char *package) {
+        uint32_t id;
+        int r;
+
+        if (!builder || name >= builder->n_names)
+                return -EINVAL;
+        /* A package label never holds "::", so it cannot pass for a token: checked apart from labels. */
+        r = intern_valid(builder, package, false, db_name_is_package_label, BUILDER_CHECKED_PACKAGE,
+                         &id);
+        if (r != 0)
+                return r;
+        if (builder->names[name].package != NONE && builder->names[name].package != id)
+                return POLICY_BUILDER_E_CONFLICT;
+        builder->names[name].package = id;
+        return 0;
+}
+
 int policy_builder_add_rule(PolicyBuilder *builder, uint32_t name, PolicyKind kind,
                             const char *path, const char *interface, const char *member,
                             const char *token) {
@@ -273,15 +293,28 @@ int policy_builder_add_global_token(PolicyBuilder *builder, const char *token) {
 }
 
 int policy_builder_add_provided_token(PolicyBuilder *builder, const char *token) {
-        uint32_t id;
+        char package[POLICY_TOKEN_LABEL_SIZE];
+        BuildProvided provided;
+        const char *sep;
         int r;
 
-        if (!builder)
+        if (!builder || !token)
                 return -EINVAL;
-        r = intern_valid(builder, token, false, db_name_is_label, BUILDER_CHECKED_LABEL, &id);
-        if (r != 0)
+        /* Checked whole before anything is pooled: a refused token leaves no string behind. */
+        sep = strstr(token, "::");
+        if (!db_name_is_label(token) || !sep || sep[2] == '\0' || strstr(sep + 2, "::"))
+                return POLICY_BUILDER_E_INVALID;
+        /* A valid label is at most 255 bytes, so its package part fits. */
+        memcpy(package, token, (size_t) (sep - token));
+        package[sep - token] = '\0';
+        if (!db_name_is_package_label(package))
+                return POLICY_BUILDER_E_INVALID;
+        if ((r = intern_valid(builder, token, false, db_name_is_label, BUILDER_CHECKED_LABEL,
+                              &provided.token)) ||
+            (r = intern_valid(builder, package, false, db_name_is_package_label,
+                              BUILDER_CHECKED_PACKAGE, &provided.package)))
                 return r;
-        return VEC_PUSH(builder->provided, builder->n_provided, builder->cap_provided, id);
+        return VEC_PUSH(builder->provided, builder->n_provided, builder->cap_provided, provided);
 }
 
 int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label) {

@@ -19,7 +19,7 @@ typedef struct PolicyBuilder PolicyBuilder;
 
 enum {
         POLICY_BUILDER_E_INVALID = 40,  /* a string not valid for its role */
-        POLICY_BUILDER_E_CONFLICT,      /* a name given two different own tokens */
+        POLICY_BUILDER_E_CONFLICT,      /* a name given two different own tokens or declarers */
         POLICY_BUILDER_E_TOO_LARGE,     /* the image would exceed the format's limits */
 };
 
@@ -34,6 +34,12 @@ PolicyBuilder *policy_builder_free(PolicyBuilder *builder);
 int policy_builder_add_name(PolicyBuilder *builder, const char *name, uint32_t *ret_handle);
 int policy_builder_add_owner(PolicyBuilder *builder, uint32_t name, const char *label);
 int policy_builder_set_own_token(PolicyBuilder *builder, uint32_t name, const char *token);
+/*
+ * The package that declared the name (its label). The package then
+ * serves every token the name's rules and own token need (format 3's
+ * packages, docs/policy-db.md). A name without one records no declarer.
+ */
+int policy_builder_set_declarer(PolicyBuilder *builder, uint32_t name, const char *package);
 
 /*
  * A requirement under a declared name: for (kind, path, interface, member)
@@ -47,7 +53,11 @@ int policy_builder_add_rule(PolicyBuilder *builder, uint32_t name, PolicyKind ki
 
 int policy_builder_add_global_token(PolicyBuilder *builder, const char *token);
 int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label);
-/* A token some installed package provides, as its full label ("pkg::Token"). */
+/*
+ * A token some installed package provides, as its full label
+ * ("pkg::Token"): that names its package, which serves it. Anything else
+ * is POLICY_BUILDER_E_INVALID.
+ */
 int policy_builder_add_provided_token(PolicyBuilder *builder, const char *token);
 
 /* The file image (malloc'd), checksum included. */

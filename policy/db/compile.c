@@ -4,8 +4,10 @@
  * The model is trusted to be validated (the manifest parser did that), but
  * the builder re-checks every string, so a model mistake is refused here
  * rather than written. The mapping (docs/policy-db.md, "From manifests"):
- *  - each system-bus DbusName becomes a declared name; its owner labels
- *    (the package's label first) and, for own="Token", its own token;
+ *  - each system-bus DbusName becomes a declared name, with its declaring
+ *    package (so that the bus knows whom a connection serving it speaks
+ *    for), its owner labels (the package's label first) and, for
+ *    own="Token", its own token;
  *    session-bus names are not this bus's business and are skipped;
  *  - a member with a requirement (its own annotation, else the interface
  *    default: the model has already applied that) becomes a rule: method
@@ -17,8 +19,10 @@
  *    methods, signals and property reads, and its write default (else the
  *    read one) for property writes, so members the manifest does not list
  *    are covered too;
+ *  - every package's provided tokens, as full labels;
  *  - the device policy's global tokens and monitor labels.
- * A bus name declared by two packages is refused (fail closed: there is
+ * The builder derives from these what each package serves (provides, or
+ * guards with its names' rules and own tokens). A bus name declared by two packages is refused (fail closed: there is
  * no safe way to merge two owners' rules).
  */
 #include "compile.h"
@@ -130,6 +134,8 @@ static int add_name(Compiler *c, const Package *package, const DbusName *d) {
         r = policy_builder_add_name(c->builder, d->name, &handle);
         if (r == 0)
                 r = claim(c, handle, package, d);
+        if (r == 0)
+                r = policy_builder_set_declarer(c->builder, handle, package->name);
         for (size_t i = 0; r == 0 && i < d->n_owner_labels; i++)
                 r = policy_builder_add_owner(c->builder, handle, d->owner_labels[i]);
         if (r == 0 && d->own == OWN_TOKEN && d->own_token)

@@ -29,6 +29,9 @@ struct PolicyDb {
         uint32_t n_refs;
         DbRange provided_tokens;        /* (little-endian) empty in version 1 */
         bool knows_provided;            /* version 2 or later: the range above is the file's */
+        const DbPackage *packages;      /* none before version 3 */
+        uint32_t n_packages;
+        const uint32_t *declarers;      /* per name: its package's index or NONE; NULL before version 3 */
 };
 
 /* The string a validated reference names, NULL for POLICY_DB_NONE. */
@@ -56,6 +59,8 @@ const DbRule *db_find_covering_rule(const PolicyDb *db, uint32_t name_index, Pol
  */
 bool db_has_interface_rules(const PolicyDb *db, uint32_t name_index, PolicyKind kind,
                             const char *path, const char *interface);
+/* The index of the package with this label, or POLICY_DB_NONE (binary search). */
+uint32_t db_find_package(const PolicyDb *db, const char *package);
 /* Whether a sorted range of labels holds s (binary search). */
 bool db_range_contains(const PolicyDb *db, DbRange range, const char *s);
 /* A requirement describing rule. */

@@ -111,6 +111,23 @@ bool db_range_contains(const PolicyDb *db, DbRange range, const char *s) {
         return false;
 }
 
+uint32_t db_find_package(const PolicyDb *db, const char *package) {
+        uint32_t low = 0, high = db->n_packages;
+
+        while (low < high) {
+                uint32_t mid = low + (high - low) / 2;
+                int c = strcmp(db_string(db, db->packages[mid].name), package);
+
+                if (c == 0)
+                        return mid;
+                if (c < 0)
+                        low = mid + 1;
+                else
+                        high = mid;
+        }
+        return POLICY_DB_NONE;
+}
+
 void db_requirement_from_rule(const PolicyDb *db, const DbRule *rule, PolicyRequirement *ret) {
         *ret = (PolicyRequirement) {
                 .name = db_string(db, db->names[db_le(rule->name)].name),
@@ -143,6 +160,32 @@ bool policy_db_is_provided_token(const PolicyDb *db, const char *token) {
 
 bool policy_db_knows_provided_tokens(const PolicyDb *db) {
         return db && db->knows_provided;
+}
+
+bool policy_db_knows_declarers(const PolicyDb *db) {
+        return db && db->declarers;
+}
+
+int policy_db_name_declarer(const PolicyDb *db, const char *name, const char **ret_package) {
+        uint32_t index, package;
+
+        if (!db || !name || !ret_package)
+                return -EINVAL;
+        index = db_find_name(db, name);
+        if (index == POLICY_DB_NONE)
+                return POLICY_DB_UNDECLARED;
+        package = db->declarers ? db_le(db->declarers[index]) : POLICY_DB_NONE;
+        *ret_package = package == POLICY_DB_NONE ? NULL : db_string(db, db->packages[package].name);
+        return 0;
+}
+
+bool policy_db_package_serves_token(const PolicyDb *db, const char *package, const char *token) {
+        uint32_t index;
+
+        if (!db || !package || !token)
+                return false;
+        index = db_find_package(db, package);
+        return index != POLICY_DB_NONE && db_range_contains(db, db->packages[index].tokens, token);
 }
 
 bool policy_db_is_monitor_label(const PolicyDb *db, const char *label) {

@@ -12,11 +12,14 @@
  *     (so no two sections can overlap and no byte goes unchecked);
  *  3. strings: NUL-terminated, non-empty, UTF-8, sorted and unique; a
  *     reference must point at the start of one;
- *  4. names, rules and the refs array: every string valid for its role,
- *     every range inside its table, and the refs array partitioned exactly
- *     by the ranges in the order names, rules, globals, monitors,
- *     provided tokens (none in version 1, whose header is 8 bytes shorter); names
- *     sorted, each name's rules contiguous and sorted, token lists sorted;
+ *  4. names, rules, packages and the refs array: every string valid for
+ *     its role, every range inside its table, and the refs array
+ *     partitioned exactly by the ranges in the order names, rules,
+ *     globals, monitors, provided tokens (none in version 1), packages
+ *     (none before version 3); names and packages sorted, each name's
+ *     rules contiguous and sorted, token lists sorted; every declarer a
+ *     package or NONE. Older headers are prefixes of this version's, and
+ *     the sections they lack are simply absent;
  *  5. the hash indexes: the canonical size, each entry reachable from its
  *     hash by linear probing before an empty bucket, none twice.
  * Any failure returns one POLICY_DB_E_* code and frees everything.
@@ -37,6 +40,8 @@
 static uint32_t header_size_of(uint32_t version) {
         if (version == POLICY_DB_FORMAT_VERSION)
                 return sizeof(DbHeader);
+        if (version == POLICY_DB_FORMAT_VERSION_2)
+                return POLICY_DB_HEADER_SIZE_V2;
         if (version == POLICY_DB_FORMAT_VERSION_1)
                 return POLICY_DB_HEADER_SIZE_V1;
         return 0;
@@ -82,13 +87,33 @@ static int take_section(const PolicyDb *db, const DbSection *s, size_t element_s
         return 0;
 }
 
+/* Version 3's two last sections: one package per entry, one declarer per name. */
+static int map_package_sections(PolicyDb *db, uint64_t *cursor) {
+        const DbHeader *h = db->header;
+        int r;
+
+        if ((r = take_section(db, &h->packages, sizeof(DbPackage), cursor)) ||
+            (r = take_section(db, &h->declarers, sizeof(uint32_t), cursor)))
+                return r;
+        if (db_le(h->declarers.count) != db_le(h->names.count))
+                return POLICY_DB_E_LAYOUT;
+        db->packages = (const DbPackage *) (db->data + db_le(h->packages.offset));
+        db->n_packages = db_le(h->packages.count);
+        db->declarers = (const uint32_t *) (db->data + db_le(h->declarers.offset));
+        return 0;
+}
+
 static int map_sections(PolicyDb *db) {
         const DbHeader *h = db->header;
+        uint32_t version = db_le(h->version);
         uint64_t cursor = db_le(h->header_size);
         int r;
 
-        /* Version 1 has no provided_tokens: its sections start where that field would be. */
-        if (db_le(h->version) != POLICY_DB_FORMAT_VERSION_1) {
+        /*
+         * An older header is a prefix of this version's: never read a field
+         * past it (version 1 has no provided_tokens, version 2 no packages).
+         */
+        if (version != POLICY_DB_FORMAT_VERSION_1) {
                 db->provided_tokens = h->provided_tokens;
                 db->knows_provided = true;
         }
@@ -98,6 +123,8 @@ static int map_sections(PolicyDb *db) {
             (r = take_section(db, &h->rules, sizeof(DbRule), &cursor)) ||
             (r = take_section(db, &h->rule_index, sizeof(uint32_t), &cursor)) ||
             (r = take_section(db, &h->refs, sizeof(uint32_t), &cursor)))
+                return r;
+        if (version == POLICY_DB_FORMAT_VERSION && (r = map_package_sections(db, &cursor)))
                 return r;
         if (cursor != db->size)
                 return POLICY_DB_E_LAYOUT;
@@ -262,6 +289,32 @@ static int check_rules(const PolicyDb *db, uint32_t *ref_cursor) {
         return 0;
 }
 
+/* Packages: valid package labels, sorted and unique, each with its token range. */
+static int check_packages(const PolicyDb *db, uint32_t *ref_cursor) {
+        for (uint32_t i = 0; i < db->n_packages; i++) {
+                const DbPackage *p = &db->packages[i];
+                int r;
+
+                if ((r = check_typed_ref(db, p->name, false, db_name_is_package_label)) ||
+                    (r = check_label_range(db, p->tokens, ref_cursor)))
+                        return r;
+                if (i > 0 && strcmp(db_string(db, p[-1].name), db_string(db, p->name)) >= 0)
+                        return POLICY_DB_E_ORDER;
+        }
+        return 0;
+}
+
+/* Each name's declarer is one of the packages, or NONE (not recorded). */
+static int check_declarers(const PolicyDb *db) {
+        for (uint32_t i = 0; db->declarers && i < db->n_names; i++) {
+                uint32_t v = db_le(db->declarers[i]);
+
+                if (v != POLICY_DB_NONE && v >= db->n_packages)
+                        return POLICY_DB_E_RANGE;
+        }
+        return 0;
+}
+
 static int check_refs(const PolicyDb *db) {
         uint32_t cursor = 0;
         int r;
@@ -270,9 +323,12 @@ static int check_refs(const PolicyDb *db) {
             (r = check_rules(db, &cursor)) ||
             (r = check_label_range(db, db->header->global_tokens, &cursor)) ||
             (r = check_label_range(db, db->header->monitor_labels, &cursor)) ||
-            (db->knows_provided && (r = check_label_range(db, db->provided_tokens, &cursor))))
+            (db->knows_provided && (r = check_label_range(db, db->provided_tokens, &cursor))) ||
+            (r = check_packages(db, &cursor)))
                 return r;
-        return cursor == db->n_refs ? 0 : POLICY_DB_E_RANGE;
+        if (cursor != db->n_refs)
+                return POLICY_DB_E_RANGE;
+        return check_declarers(db);
 }
 
 static uint32_t hash_name_entry(const PolicyDb *db, uint32_t i) {

@@ -86,6 +86,25 @@ bool policy_db_is_global_token(const PolicyDb *db, const char *token);
  */
 bool policy_db_is_provided_token(const PolicyDb *db, const char *token);
 bool policy_db_knows_provided_tokens(const PolicyDb *db);
+/*
+ * Whether the file records which package declared each name and what
+ * each package provides or guards (format 3 and later). Older files do
+ * not: then nobody can be said to speak for a package.
+ */
+bool policy_db_knows_declarers(const PolicyDb *db);
+/*
+ * The package that declared the bus name: 0 with *ret_package (NULL when
+ * the file does not record it), or POLICY_DB_UNDECLARED; -EINVAL for a
+ * missing argument. The string lives as long as db.
+ */
+int policy_db_name_declarer(const PolicyDb *db, const char *name, const char **ret_package);
+/*
+ * Whether package provides token (a full label) or guards something
+ * with it: a rule or the own token of a system bus name it declared.
+ * These are the tokens a connection speaking for the package may ask the
+ * bus about (org.mssf.Broker1.CheckToken). False before format 3.
+ */
+bool policy_db_package_serves_token(const PolicyDb *db, const char *package, const char *token);
 /* Whether the device policy lets label monitor (eavesdrop on) the bus. */
 bool policy_db_is_monitor_label(const PolicyDb *db, const char *label);
 

@@ -10,6 +10,11 @@
 
 #include "db-internal.h"
 
+/* A reference db-read.c checked as never NONE (a name, a package). */
+static const char *dump_string(const PolicyDb *db, uint32_t ref) {
+        return db->strings + db_le(ref);
+}
+
 static void dump_labels(const PolicyDb *db, FILE *f, DbRange range) {
         uint32_t count = db_le(range.count);
 
@@ -31,11 +36,15 @@ static void dump_rule(const PolicyDb *db, FILE *f, const DbRule *rule) {
         fputc('\n', f);
 }
 
-static void dump_name(const PolicyDb *db, FILE *f, const DbName *name) {
+static void dump_name(const PolicyDb *db, FILE *f, uint32_t index) {
+        const DbName *name = &db->names[index];
         const char *own_token = db_string(db, name->own_token);
         uint32_t first = db_le(name->rules_first);
+        uint32_t declarer = db->declarers ? db_le(db->declarers[index]) : POLICY_DB_NONE;
 
-        fprintf(f, "name %s\n", db_string(db, name->name));
+        fprintf(f, "name %s\n", dump_string(db, name->name));
+        if (declarer != POLICY_DB_NONE)
+                fprintf(f, "  declared-by \"%s\"\n", dump_string(db, db->packages[declarer].name));
         for (uint32_t i = 0; i < db_le(name->owners.count); i++)
                 fprintf(f, "  owner \"%s\"\n", db_ref_string(db, name->owners, i));
         if (own_token)
@@ -60,7 +69,15 @@ int policy_db_dump(const PolicyDb *db, FILE *f) {
                 fprintf(f, "monitor-label \"%s\"\n", db_ref_string(db, h->monitor_labels, i));
         for (uint32_t i = 0; i < db_le(db->provided_tokens.count); i++)
                 fprintf(f, "provided-token \"%s\"\n", db_ref_string(db, db->provided_tokens, i));
+        for (uint32_t i = 0; i < db->n_packages; i++) {
+                fprintf(f, "package \"%s\" serves", dump_string(db, db->packages[i].name));
+                if (db_le(db->packages[i].tokens.count) == 0)
+                        fputs(" nothing", f);
+                for (uint32_t j = 0; j < db_le(db->packages[i].tokens.count); j++)
+                        fprintf(f, " \"%s\"", db_ref_string(db, db->packages[i].tokens, j));
+                fputc('\n', f);
+        }
         for (uint32_t i = 0; i < db->n_names; i++)
-                dump_name(db, f, &db->names[i]);
+                dump_name(db, f, i);
         return ferror(f) ? -EIO : 0;
 }

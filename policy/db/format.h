@@ -1,4 +1,4 @@
-/* The on-disk layout of the compiled policy (policy.db), version 2 (reads 1 too). */
+/* The on-disk layout of the compiled policy (policy.db), version 3 (reads 1 and 2 too). */
 #pragma once
 
 #include <assert.h>
@@ -14,13 +14,18 @@
 
 #define POLICY_DB_MAGIC "MSSFPDB\n"
 #define POLICY_DB_MAGIC_SIZE 8
-#define POLICY_DB_FORMAT_VERSION 2u
+#define POLICY_DB_FORMAT_VERSION 3u
 /*
- * Version 1 is version 2 without provided_tokens: its header ends at
- * monitor_labels. The reader still loads it (a device upgraded before
- * mssf-policy recompiled keeps its policy); it then knows no provided
- * tokens, and policy_db_knows_provided_tokens() says so.
+ * Older versions are prefixes of this one. Version 2 is version 3 without
+ * packages and declarers: its header ends at provided_tokens, its last
+ * section is refs. Version 1 is version 2 without provided_tokens: its
+ * header ends at monitor_labels. The reader still loads both (a device
+ * upgraded before mssf-policy recompiled keeps its policy); they then
+ * know no declaring packages (policy_db_knows_declarers()), and version 1
+ * no provided tokens either (policy_db_knows_provided_tokens()).
  */
+#define POLICY_DB_FORMAT_VERSION_2 2u
+#define POLICY_DB_HEADER_SIZE_V2 104u
 #define POLICY_DB_FORMAT_VERSION_1 1u
 #define POLICY_DB_HEADER_SIZE_V1 96u
 /* A string reference, interface or member that is absent. */
@@ -59,6 +64,8 @@ typedef struct DbHeader {
         DbRange global_tokens;  /* sorted labels of the global tokens */
         DbRange monitor_labels; /* sorted labels allowed to monitor */
         DbRange provided_tokens; /* version 2: sorted labels of every package's own tokens */
+        DbSection packages;     /* version 3: DbPackage, sorted by name */
+        DbSection declarers;    /* version 3: uint32_t per name, in name order: its DbPackage, or NONE */
 } DbHeader;
 
 typedef struct DbName {
@@ -69,6 +76,16 @@ typedef struct DbName {
         uint32_t rules_count;
 } DbName;
 
+/*
+ * A package that declares a name or provides a token, and the tokens it
+ * provides or guards (its names' rules and own tokens): the ones a
+ * connection speaking for it may ask the bus about (CheckToken).
+ */
+typedef struct DbPackage {
+        uint32_t name;          /* string: the package's label */
+        DbRange tokens;         /* sorted token labels */
+} DbPackage;
+
 typedef struct DbRule {
         uint32_t name;          /* index of its DbName */
         uint32_t kind;          /* PolicyKind */
@@ -78,10 +95,13 @@ typedef struct DbRule {
         DbRange tokens;         /* sorted token labels, all needed; 0 = open */
 } DbRule;
 
-static_assert(sizeof(DbHeader) == 104, "DbHeader layout");
+static_assert(sizeof(DbHeader) == 120, "DbHeader layout");
 static_assert(__builtin_offsetof(DbHeader, provided_tokens) == POLICY_DB_HEADER_SIZE_V1,
               "a version 1 header is a version 2 header without provided_tokens");
+static_assert(__builtin_offsetof(DbHeader, packages) == POLICY_DB_HEADER_SIZE_V2,
+              "a version 2 header is a version 3 header without packages and declarers");
 static_assert(sizeof(DbName) == 24, "DbName layout");
+static_assert(sizeof(DbPackage) == 12, "DbPackage layout");
 static_assert(sizeof(DbRule) == 28, "DbRule layout");
 static_assert(__builtin_offsetof(DbHeader, checksum) == POLICY_DB_CHECKSUM_OFFSET,
               "checksum offset");

@@ -8,9 +8,10 @@
  * One rule for every place a token is named: manifests (policy/manifest
  * resolves annotation values, own="...", requested and provided
  * credentials with it) and the bus (org.mssf.Broker1.CheckToken resolves
- * the asking service's token names with it, relative to the service's
- * label, with policy_db_token_provided() over the compiled policy). So a
- * service asks about "work" exactly as its manifest would guard with it.
+ * the asking service's token names with it, relative to the package it
+ * speaks for: the declarer of the name it serves, else its label's, with
+ * policy_db_token_provided() over the compiled policy). So a service asks
+ * about "work" exactly as its manifest would guard with it.
  */
 
 /* Expected outcomes (positive): the name is not a token name. */

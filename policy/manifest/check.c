@@ -6,7 +6,10 @@
  * exists only if that package is installed, and a bare name that is not a
  * global token of this device policy may be one on another device. Such
  * references are warnings here; parse errors (which would refuse the
- * install) stay errors. Nothing is granted or written.
+ * install) stay errors. So is a label beyond the package's own (an owner,
+ * a pkg::/path binary): whether the device policy grants it depends on
+ * the origin, which only the install knows. Nothing is granted or
+ * written.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "device-policy.h"
 #include "manifest.h"
 #include "model-build.h"
+#include "policyset.h"
 
 typedef struct Checker {
         const Package *package;
@@ -67,8 +71,23 @@ static int check_requirement(Checker *c, const Requirement *req) {
         return req->kind == REQUIREMENT_TOKEN ? check_token(c, req->token, &req->loc, false) : 0;
 }
 
+/* A label this package names beyond its own: only a device policy's grant to its origin allows it. */
+static int check_label(Checker *c, const char *label, const SourceLoc *loc) {
+        const Package *p = c->package;
+        if (strcmp(label, p->name) == 0 || policy_label_is_under(label, p->name))
+                return 0;
+        _cleanup_free_ char *why = NULL;
+        if (asprintf(&why, "is not package %s's label nor one under it (%s:NAME): the install "
+                     "is refused unless the device policy grants the package's origin that "
+                     "label (\"label ORIGIN ...\" lines)", p->name, p->name) < 0)
+                return -ENOMEM;
+        return warn_once(c, label, loc, why);
+}
+
 static int check_name(Checker *c, const DbusName *d) {
         int r = d->own == OWN_TOKEN ? check_token(c, d->own_token, &d->loc, false) : 0;
+        for (size_t i = 1; r >= 0 && i < d->n_owner_labels; i++)
+                r = check_label(c, d->owner_labels[i], &d->owner_locs[i]);
         for (size_t i = 0; r >= 0 && i < d->n_nodes; i++)
                 for (size_t j = 0; r >= 0 && j < d->nodes[i]->n_interfaces; j++) {
                         const Interface *iface = d->nodes[i]->interfaces[j];
@@ -89,6 +108,12 @@ static int check_package(Checker *c) {
                         const Credential *cred = p->requests[i]->credentials[j];
                         if (cred->kind == CREDENTIAL_TOKEN)
                                 r = check_token(c, cred->name, &cred->loc, true);
+                }
+        for (size_t i = 0; r >= 0 && i < p->n_requests; i++)
+                for (size_t j = 0; r >= 0 && j < p->requests[i]->n_targets; j++) {
+                        const RequestTarget *target = p->requests[i]->targets[j];
+                        if (target->package)
+                                r = check_label(c, target->package, &target->loc);
                 }
         for (size_t i = 0; r >= 0 && i < p->n_names; i++)
                 r = check_name(c, p->names[i]);

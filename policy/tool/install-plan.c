@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dpkg-db.h"
@@ -303,8 +304,12 @@ static int read_store(InstallPlan *plan, const ToolPaths *paths, SmackRules *old
                         continue;
                 }
                 file = plan_rule_file(plan, entry->d_name, &r);
-                if (file)
+                if (file) {
+                        struct stat st;
+
                         file->old_text = TAKE_PTR(text);
+                        file->old_mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0;
+                }
         }
         closedir(dir);
         return r;
@@ -403,14 +408,15 @@ int install_plan_write_rules(Transaction *t, const InstallPlan *plan, const Tool
                 _cleanup_free_ char *path = NULL;
                 int r;
 
-                if (same_text(file->old_text, file->new_text))
+                if (same_text(file->old_text, file->new_text) &&
+                    (!file->new_text || file->old_mode == INSTALL_PLAN_RULES_MODE))
                         continue;
                 path = fileio_join(paths->rules_dir, file->name);
                 if (!path)
                         return -ENOMEM;
                 if (file->new_text)
                         r = transaction_write_file(t, path, file->new_text, strlen(file->new_text),
-                                                   0644);
+                                                   INSTALL_PLAN_RULES_MODE);
                 else
                         r = transaction_remove_file(t, path);
                 if (r < 0)

@@ -22,6 +22,7 @@ typedef struct PolicySet PolicySet;
 typedef struct RuleFile {
         char *name;                     /* "mssf-PACKAGE" */
         char *old_text;                 /* (nullable) absent before */
+        mode_t old_mode;                /* its permissions before, when it was there */
         char *new_text;                 /* (nullable) absent after */
 } RuleFile;
 
@@ -92,7 +93,15 @@ int install_plan_open_root(InstallPlan *plan, const ToolPaths *paths);
  */
 int install_plan_files(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
 
-/* Write (or remove) each rule file whose text changes. */
+/*
+ * mssf-policy's rule files are root's alone: the boot-time loader and
+ * mssf-policy read them, the bus never does. Who holds which token is
+ * readable from smackfs anyway, but a device maker who closes load2 at
+ * boot must not find the same list here.
+ */
+#define INSTALL_PLAN_RULES_MODE 0600
+
+/* Write (or remove) each rule file whose text changes, or whose mode is not INSTALL_PLAN_RULES_MODE. */
 int install_plan_write_rules(Transaction *t, const InstallPlan *plan, const ToolPaths *paths);
 
 DEFINE_CLEANUP(InstallPlan *, install_plan_free);

@@ -4,10 +4,13 @@
  * (each connection gets the label set before it connects), the kernel's
  * access2 is tests/smack's fake smackfs, and security_new() is wrapped to
  * point the bus at it and at a policy.db built here. What a service sees:
- * yes for a token its caller holds (bare names resolved as its manifest
- * would), no once the grant is revoked, without a reload; errors, never
- * "false", for everything that is not a plain answer; AccessDenied when
- * it asks about a connection that is not its to ask about.
+ * yes for a token its caller holds (bare names resolved as the manifest
+ * of the package it speaks for would: the declarer of the name it serves,
+ * else its label's), no once the grant is revoked, without a reload;
+ * errors, never "false", for everything that is not a plain answer;
+ * AccessDenied, in one wording, when it asks about a connection that is
+ * not its to ask about or for a token its package neither provides nor
+ * guards; PolicyOutdated where an older policy.db cannot say.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -77,46 +80,92 @@ int __wrap_security_new(const BusConfig *config, uid_t bus_uid, const char *path
 }
 
 /*
- * The same policy as version 1 wrote it, before provided tokens: the
- * header 8 bytes shorter (docs/policy-db.md), every section moved up.
+ * The same policy as an older version wrote it (docs/policy-db.md): each
+ * older file is the newer one cut short, version 2 before the packages
+ * and declarers (and their refs, the last ones), version 1 also before
+ * the provided tokens; each older header a prefix, the sections moved up.
  */
-static void to_version_1(uint8_t *data, size_t *size) {
-        const uint32_t shift = sizeof(DbHeader) - POLICY_DB_HEADER_SIZE_V1;
+static void to_version(uint8_t *data, size_t *size, uint32_t version) {
+        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1
+                                                                     : POLICY_DB_HEADER_SIZE_V2;
+        uint32_t shift = (uint32_t) sizeof(DbHeader) - header_size, n_refs;
         DbHeader h;
         DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index, &h.refs };
 
         memcpy(&h, data, sizeof(h));
-        assert_int_equal(le32toh(h.provided_tokens.count), 0);
-        memmove(data + POLICY_DB_HEADER_SIZE_V1, data + sizeof(h), *size - sizeof(h));
+        n_refs = le32toh(h.provided_tokens.first);
+        if (version != POLICY_DB_FORMAT_VERSION_1)
+                n_refs += le32toh(h.provided_tokens.count);
+        h.refs.count = htole32(n_refs);
+        *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
+        memmove(data + header_size, data + sizeof(h), *size - sizeof(h));
         *size -= shift;
         for (size_t i = 0; i < ELEMENTSOF(sections); i++)
                 sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
-        h.version = htole32(POLICY_DB_FORMAT_VERSION_1);
-        h.header_size = htole32(POLICY_DB_HEADER_SIZE_V1);
+        h.version = htole32(version);
+        h.header_size = htole32(header_size);
         h.file_size = htole32((uint32_t) *size);
         h.checksum = 0;
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
         h.checksum = htole32(policy_db_compute_checksum(data, *size));
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
 }
 
-/* calendar provides read and work (not with_provided: a version 1 file); Cellular is global. */
-static void write_policy(bool with_provided) {
+static void add_rule(PolicyBuilder *b, uint32_t name, const char *path, const char *interface,
+                     const char *member, const char *token) {
+        assert_int_equal(policy_builder_add_rule(b, name, POLICY_KIND_METHOD, path, interface, member, token),
+                         0);
+}
+
+/*
+ * The device (format 3, or an older version cut from it):
+ *  - calendar provides read and work and declares org.example.Calendar,
+ *    which its label and calendar-helper may own, and whose methods need
+ *    read, work, the global Cellular and the global Location;
+ *  - locator declares org.example.Locator (locator and shared may own it),
+ *    one method guarded by the global Location: nothing else;
+ *  - org.example.Unrecorded, which anon may own, records no declarer;
+ *  - the global tokens Cellular, Location and work (so that a bare "work"
+ *    that is not calendar's is a token that exists).
+ * shared may also own org.example.Calendar: it can serve both packages.
+ */
+static void write_policy(uint32_t version) {
         _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
         _cleanup_free_ uint8_t *data = NULL;
+        uint32_t calendar, locator, unrecorded;
         size_t size;
         FILE *f;
         int fd;
 
         assert_int_equal(policy_builder_new(&b), 0);
-        if (with_provided) {
+        if (version != POLICY_DB_FORMAT_VERSION_1) {
                 assert_int_equal(policy_builder_add_provided_token(b, "calendar::read"), 0);
                 assert_int_equal(policy_builder_add_provided_token(b, "calendar::work"), 0);
         }
+        assert_int_equal(policy_builder_add_name(b, "org.example.Calendar", &calendar), 0);
+        assert_int_equal(policy_builder_set_declarer(b, calendar, "calendar"), 0);
+        assert_int_equal(policy_builder_add_owner(b, calendar, "calendar"), 0);
+        assert_int_equal(policy_builder_add_owner(b, calendar, "calendar-helper"), 0);
+        assert_int_equal(policy_builder_add_owner(b, calendar, "shared"), 0);
+        add_rule(b, calendar, "/", "org.example.Calendar", "List", NULL);
+        add_rule(b, calendar, "/", "org.example.Calendar", "Read", "calendar::read");
+        add_rule(b, calendar, "/", "org.example.Calendar", "Edit", "calendar::work");
+        add_rule(b, calendar, "/", "org.example.Calendar", "Dial", "Cellular");
+        add_rule(b, calendar, "/", "org.example.Calendar", "Where", "Location");
+        assert_int_equal(policy_builder_add_name(b, "org.example.Locator", &locator), 0);
+        assert_int_equal(policy_builder_set_declarer(b, locator, "locator"), 0);
+        assert_int_equal(policy_builder_add_owner(b, locator, "locator"), 0);
+        assert_int_equal(policy_builder_add_owner(b, locator, "shared"), 0);
+        add_rule(b, locator, "/", "org.example.Locator", "Where", "Location");
+        assert_int_equal(policy_builder_add_name(b, "org.example.Unrecorded", &unrecorded), 0);
+        assert_int_equal(policy_builder_add_owner(b, unrecorded, "anon"), 0);
+        add_rule(b, unrecorded, "/", "org.example.Unrecorded", "Do", "Cellular");
         assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
+        assert_int_equal(policy_builder_add_global_token(b, "Location"), 0);
+        assert_int_equal(policy_builder_add_global_token(b, "work"), 0);
         assert_int_equal(policy_builder_build(b, &data, &size), 0);
-        if (!with_provided)
-                to_version_1(data, &size);
+        if (version != POLICY_DB_FORMAT_VERSION)
+                to_version(data, &size, version);
         strcpy(policy_path, "/tmp/test-driver-mssf-XXXXXX");
         fd = mkstemp(policy_path);
         assert_true(fd >= 0);
@@ -131,9 +180,9 @@ typedef struct World {
         Client svc, app, other;
 } World;
 
-/* svc is the calendar service, app and other two apps; app may reach svc, other may not. */
-static void world_start_with(World *w, bool smack, bool policy_v2) {
-        write_policy(policy_v2);
+/* svc is the calendar service (its label, no name yet), app and other two apps; app may reach svc, other may not. */
+static void world_start_with(World *w, bool smack, uint32_t version) {
+        write_policy(version);
         fake = smack ? fake_smackfs_new(true) : NULL;
         if (fake)
                 fake_smackfs_grant(fake, "app", "calendar", "w");
@@ -147,7 +196,36 @@ static void world_start_with(World *w, bool smack, bool policy_v2) {
 }
 
 static void world_start(World *w, bool smack) {
-        world_start_with(w, smack, true);
+        world_start_with(w, smack, POLICY_DB_FORMAT_VERSION);
+}
+
+/* One more connection, labelled label. */
+static void connect_as(World *w, Client *c, const char *label) {
+        next_label = label;
+        client_connect(&w->h, c, false, true);
+}
+
+/* RequestName(name): 1 (primary owner) expected. */
+static void own(World *w, Client *c, const char *name) {
+        uint32_t serial = client_call(&w->h, c, DRIVER, DRIVER_PATH, "org.freedesktop.DBus", "RequestName", "su",
+                                      name, (uint32_t) 4);
+        _cleanup_(message_unrefp) Message *reply = client_wait_reply(&w->h, c, serial);
+        uint32_t result = 0;
+
+        assert_non_null(reply);
+        if (message_get_type(reply) == MESSAGE_ERROR)
+                fail_msg("RequestName(%s): %s", name, message_get_error_name(reply));
+        assert_int_equal(message_read(reply, "u", &result), 0);
+        assert_int_equal(result, 1);
+}
+
+static void release(World *w, Client *c, const char *name) {
+        uint32_t serial = client_call(&w->h, c, DRIVER, DRIVER_PATH, "org.freedesktop.DBus", "ReleaseName", "s",
+                                      name);
+        _cleanup_(message_unrefp) Message *reply = client_wait_reply(&w->h, c, serial);
+
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
 }
 
 static void world_stop(World *w) {
@@ -162,15 +240,19 @@ static void world_stop(World *w) {
         policy_path[0] = '\0';
 }
 
-/* app calls the service; the service has received the call (so app waits for its reply). */
-static void app_calls_service(World *w, Client *caller) {
+/* caller calls callee's List; callee has received the call (so caller waits for its reply). */
+static void calls(World *w, Client *caller, Client *callee) {
         _cleanup_(message_unrefp) Message *call = NULL;
 
-        client_call(&w->h, caller, w->svc.unique_name, "/", "org.example.Calendar", "List", "");
-        call = client_recv(&w->h, &w->svc);
+        client_call(&w->h, caller, callee->unique_name, "/", "org.example.Calendar", "List", "");
+        call = client_recv(&w->h, callee);
         assert_non_null(call);
         assert_int_equal(message_get_type(call), MESSAGE_METHOD_CALL);
         assert_string_equal(message_get_member(call), "List");
+}
+
+static void app_calls_service(World *w, Client *caller) {
+        calls(w, caller, &w->svc);
 }
 
 /* CheckToken from asker: 1 or 0 for an answer; for an error its name is copied to error_name. */
@@ -196,6 +278,42 @@ static void expect_error(World *w, Client *asker, const char *name, const char *
 
         assert_int_equal(check_token(w, asker, name, token, got), -1);
         assert_string_equal(got, error);
+}
+
+/* The text of the error CheckToken answers (error expected), into text. */
+static void error_text(World *w, Client *asker, const char *name, const char *token, const char *error,
+                       char *text, size_t size) {
+        uint32_t serial = client_call(&w->h, asker, DRIVER, DRIVER_PATH, "org.mssf.Broker1", "CheckToken",
+                                      "ss", name, token);
+        _cleanup_(message_unrefp) Message *reply = client_wait_reply(&w->h, asker, serial);
+        const char *got;
+
+        assert_non_null(reply);
+        assert_int_equal(message_get_type(reply), MESSAGE_ERROR);
+        assert_string_equal(message_get_error_name(reply), error);
+        assert_int_equal(message_read(reply, "s", &got), 0);
+        snprintf(text, size, "%s", got);
+}
+
+#define ACCESS_DENIED "org.freedesktop.DBus.Error.AccessDenied"
+#define INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
+#define POLICY_OUTDATED "org.mssf.Broker1.Error.PolicyOutdated"
+
+/*
+ * The one refusal, word for word, whichever rule refused: the connection
+ * named, or the token (label: as the asker's name for it resolved).
+ */
+static void expect_not_its_to_ask(World *w, Client *asker, const char *name, const char *token,
+                                  const char *label) {
+        char got[1024], want[1024];
+
+        error_text(w, asker, name, token, ACCESS_DENIED, got, sizeof(got));
+        snprintf(want, sizeof(want),
+                 "Connection \"%s\" may ask CheckToken only about itself, about connections waiting for its "
+                 "reply and those whose Smack label may send to its own, and about those only for a token "
+                 "its package provides or guards; whether \"%s\" holds %s is not its to ask",
+                 asker->unique_name, name, label);
+        assert_string_equal(got, want);
 }
 
 static void test_held_and_resolved(void **state) {
@@ -291,6 +409,161 @@ static void test_who_may_ask(void **state) {
         world_stop(&w);
 }
 
+/*
+ * The oracle that was: a package guarding one method with the global
+ * Location has Smack reach from every holder of Location (mssf-policy
+ * writes "holder package w"), so it could ask about each of them for any
+ * token. It learns Location, which it guards, and nothing else: any
+ * other token is not its to ask, in the same words as a connection it
+ * may not ask about, decided before the connection named is looked at
+ * (even one that does not exist), with no question to the kernel.
+ */
+static void test_asks_only_what_it_serves(void **state) {
+        Client locator, unnamed;
+        unsigned questions;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &locator, "locator");
+        own(&w, &locator, "org.example.Locator");
+        fake_smackfs_grant(fake, "app", "Location", "w");
+        fake_smackfs_grant(fake, "app", "Cellular", "w");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "locator", "w");
+        assert_int_equal(check_token(&w, &locator, w.app.unique_name, "Location", NULL), 1);
+        questions = fake->questions;
+        expect_not_its_to_ask(&w, &locator, w.app.unique_name, "Cellular", "Cellular");
+        expect_not_its_to_ask(&w, &locator, w.app.unique_name, "calendar::work", "calendar::work");
+        expect_not_its_to_ask(&w, &locator, w.app.unique_name, "work", "work");
+        expect_not_its_to_ask(&w, &locator, w.app.unique_name, "made-up", "made-up");
+        expect_not_its_to_ask(&w, &locator, ":1.999", "Cellular", "Cellular");
+        assert_int_equal(fake->questions, questions);
+        /* A token it guards, about a connection without reach to it: the same refusal. */
+        expect_not_its_to_ask(&w, &locator, w.other.unique_name, "Location", "Location");
+        /* About itself it may ask anything: the answer is its own. */
+        assert_int_equal(check_token(&w, &locator, locator.unique_name, "Cellular", NULL), 0);
+        assert_string_equal(fake->last_request, "locator Cellular w");
+        /* Its label without the name speaks for the same package (the package named by the label). */
+        connect_as(&w, &unnamed, "locator");
+        assert_int_equal(check_token(&w, &unnamed, w.app.unique_name, "Location", NULL), 1);
+        expect_not_its_to_ask(&w, &unnamed, w.app.unique_name, "Cellular", "Cellular");
+        /* An app that provides and guards nothing may ask about nobody but itself. */
+        fake_smackfs_grant(fake, "app", "other", "w");
+        expect_not_its_to_ask(&w, &w.other, w.app.unique_name, "Location", "Location");
+        client_close(&unnamed);
+        client_close(&locator);
+        world_stop(&w);
+}
+
+/*
+ * A helper whose label is not its package's, serving the package's name
+ * through <owner label>: a bare name is its package's own token, as the
+ * manifest that declared the name means it, not the global token of that
+ * name; and the package's tokens are its to ask about. Before it serves
+ * the name its label speaks for no package; after it gives the name up it
+ * still does (it served the name).
+ */
+static void test_bare_names_follow_the_served_name(void **state) {
+        Client helper;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &helper, "calendar-helper");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "calendar-helper", "w");
+        expect_not_its_to_ask(&w, &helper, w.app.unique_name, "work", "work");
+        own(&w, &helper, "org.example.Calendar");
+        assert_int_equal(check_token(&w, &helper, w.app.unique_name, "work", NULL), 1);
+        assert_string_equal(fake->last_request, "app calendar::work w");
+        assert_int_equal(check_token(&w, &helper, w.app.unique_name, "read", NULL), 0);
+        assert_string_equal(fake->last_request, "app calendar::read w");
+        /* The calendar guards Dial with the global Cellular. */
+        assert_int_equal(check_token(&w, &helper, w.app.unique_name, "Cellular", NULL), 0);
+        assert_int_equal(check_token(&w, &helper, helper.unique_name, "work", NULL), 0);
+        assert_string_equal(fake->last_request, "calendar-helper calendar::work w");
+        release(&w, &helper, "org.example.Calendar");
+        assert_int_equal(check_token(&w, &helper, w.app.unique_name, "work", NULL), 1);
+        client_close(&helper);
+        world_stop(&w);
+}
+
+/*
+ * A helper labelled under its package's label ("calendar:sync", a label
+ * its package may give it) speaks for that package even before it serves
+ * a name: its bare "work" is calendar::work, and the calendar's tokens
+ * are its to ask about. A label that only starts like the package's
+ * ("calendarX") is another package's.
+ */
+static void test_label_under_the_package(void **state) {
+        Client sync, lookalike;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &sync, "calendar:sync");
+        connect_as(&w, &lookalike, "calendarX");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "calendar:sync", "w");
+        fake_smackfs_grant(fake, "app", "calendarX", "w");
+        assert_int_equal(check_token(&w, &sync, w.app.unique_name, "work", NULL), 1);
+        assert_string_equal(fake->last_request, "app calendar::work w");
+        expect_not_its_to_ask(&w, &lookalike, w.app.unique_name, "work", "work");
+        client_close(&lookalike);
+        client_close(&sync);
+        world_stop(&w);
+}
+
+/*
+ * A connection serving names of two packages: a bare name that the two
+ * would resolve differently is refused (InvalidArgs: name it in full),
+ * even about itself; one they resolve alike (a global token neither
+ * provides) is not ambiguous. A token written in full is askable when one
+ * of them serves it.
+ */
+static void test_names_of_two_packages(void **state) {
+        Client shared;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &shared, "shared");
+        own(&w, &shared, "org.example.Calendar");
+        own(&w, &shared, "org.example.Locator");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        fake_smackfs_grant(fake, "app", "Location", "w");
+        fake_smackfs_grant(fake, "app", "shared", "w");
+        expect_error(&w, &shared, w.app.unique_name, "work", INVALID_ARGS);
+        expect_error(&w, &shared, shared.unique_name, "work", INVALID_ARGS);
+        assert_int_equal(check_token(&w, &shared, w.app.unique_name, "calendar::work", NULL), 1);
+        assert_int_equal(check_token(&w, &shared, w.app.unique_name, "Location", NULL), 1);
+        assert_int_equal(check_token(&w, &shared, w.app.unique_name, "Cellular", NULL), 0);
+        expect_not_its_to_ask(&w, &shared, w.app.unique_name, "made-up", "made-up");
+        client_close(&shared);
+        world_stop(&w);
+}
+
+/*
+ * A declared name whose declarer the file does not record (only a file
+ * built without it, not mssf-policy's): its server's bare names cannot
+ * be resolved (PolicyOutdated), global ones included, and it speaks for
+ * no package, so about others it may ask nothing.
+ */
+static void test_unrecorded_declarer(void **state) {
+        Client anon;
+        World w;
+
+        world_start(&w, true);
+        connect_as(&w, &anon, "anon");
+        own(&w, &anon, "org.example.Unrecorded");
+        fake_smackfs_grant(fake, "app", "anon", "w");
+        fake_smackfs_grant(fake, "app", "Cellular", "w");
+        fake_smackfs_grant(fake, "app", "calendar::work", "w");
+        expect_error(&w, &anon, anon.unique_name, "work", POLICY_OUTDATED);
+        expect_error(&w, &anon, w.app.unique_name, "Cellular", POLICY_OUTDATED);
+        assert_int_equal(check_token(&w, &anon, anon.unique_name, "calendar::work", NULL), 0);
+        expect_not_its_to_ask(&w, &anon, w.app.unique_name, "calendar::work", "calendar::work");
+        client_close(&anon);
+        world_stop(&w);
+}
+
 /* A caller still waiting for the service's reply may be asked about, even without a Smack rule. */
 static void test_pending_call_is_enough(void **state) {
         World w;
@@ -351,19 +624,44 @@ static void test_without_smack(void **state) {
         expect_error(&w, &w.app, w.app.unique_name, "Cellular", "org.mssf.Broker1.Error.SmackDisabled");
         /* Who may ask is still decided first. */
         expect_error(&w, &w.svc, w.other.unique_name, "read", "org.freedesktop.DBus.Error.AccessDenied");
+        /*
+         * Without Smack nobody holds anything and every answer is this
+         * error: there is nothing for the tokens' rule to protect.
+         */
+        expect_error(&w, &w.svc, w.app.unique_name, "made-up", "org.mssf.Broker1.Error.SmackDisabled");
         world_stop(&w);
 }
 
-/* A version 1 policy.db cannot tell own from global: bare names are refused, full ones answered. */
+/*
+ * Older files do not say what a package serves, so no question about
+ * another connection can be judged (PolicyOutdated); about itself a
+ * connection is answered as far as the file can say: a full name always,
+ * a bare one resolved by its label from version 2's provided tokens, and
+ * not once it serves a declared name (whose declarer the file lacks).
+ */
 static void test_policy_outdated(void **state) {
-        World w;
+        for (uint32_t version = POLICY_DB_FORMAT_VERSION_1; version <= POLICY_DB_FORMAT_VERSION_2; version++) {
+                Client helper;
+                World w;
 
-        world_start_with(&w, true, false);
-        fake_smackfs_grant(fake, "app", "calendar::work", "w");
-        app_calls_service(&w, &w.app);
-        expect_error(&w, &w.svc, w.app.unique_name, "work", "org.mssf.Broker1.Error.PolicyOutdated");
-        assert_int_equal(check_token(&w, &w.svc, w.app.unique_name, "calendar::work", NULL), 1);
-        world_stop(&w);
+                world_start_with(&w, true, version);
+                fake_smackfs_grant(fake, "app", "calendar::work", "w");
+                fake_smackfs_grant(fake, "calendar", "calendar::work", "w");
+                app_calls_service(&w, &w.app);
+                expect_error(&w, &w.svc, w.app.unique_name, "work", POLICY_OUTDATED);
+                expect_error(&w, &w.svc, w.app.unique_name, "calendar::work", POLICY_OUTDATED);
+                assert_int_equal(check_token(&w, &w.svc, w.svc.unique_name, "calendar::work", NULL), 1);
+                if (version == POLICY_DB_FORMAT_VERSION_1)
+                        expect_error(&w, &w.svc, w.svc.unique_name, "work", POLICY_OUTDATED);
+                else
+                        assert_int_equal(check_token(&w, &w.svc, w.svc.unique_name, "work", NULL), 1);
+                connect_as(&w, &helper, "calendar-helper");
+                own(&w, &helper, "org.example.Calendar");
+                expect_error(&w, &helper, helper.unique_name, "work", POLICY_OUTDATED);
+                assert_int_equal(check_token(&w, &helper, helper.unique_name, "calendar::work", NULL), 0);
+                client_close(&helper);
+                world_stop(&w);
+        }
 }
 
 /* Introspection lists it; away from the canonical path it does not exist. */
@@ -380,7 +678,8 @@ static void test_introspection_and_path(void **state) {
         assert_non_null(strstr(xml, "<interface name=\"org.mssf.Broker1\">\n"
                                     "    <method name=\"GetStats\">"));
         /* Who may ask about whom is documented where a client reads the method. */
-        assert_non_null(strstr(xml, "Who may ask about whom: the asker about itself, about a connection\n"));
+        assert_non_null(strstr(xml, "Who may ask about whom: the asker about itself, for any token;\n"));
+        assert_non_null(strstr(xml, "token its package provides or guards (decided first, from its own\n"));
         assert_non_null(strstr(xml, "    -->\n    <method name=\"CheckToken\">\n"
                                     "      <arg name=\"name\" direction=\"in\" type=\"s\"/>\n"
                                     "      <arg name=\"token\" direction=\"in\" type=\"s\"/>\n"
@@ -400,6 +699,11 @@ int main(void) {
                 cmocka_unit_test(test_revocation_seen_at_once),
                 cmocka_unit_test(test_made_up_tokens_cost_no_memory),
                 cmocka_unit_test(test_who_may_ask),
+                cmocka_unit_test(test_asks_only_what_it_serves),
+                cmocka_unit_test(test_bare_names_follow_the_served_name),
+                cmocka_unit_test(test_label_under_the_package),
+                cmocka_unit_test(test_names_of_two_packages),
+                cmocka_unit_test(test_unrecorded_declarer),
                 cmocka_unit_test(test_pending_call_is_enough),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_fails_closed),

@@ -74,6 +74,10 @@ void fixture_build_basic(uint8_t **ret_data, size_t *ret_size) {
         assert_int_equal(policy_builder_add_owner(b, multi, "multi"), 0);
         assert_int_equal(policy_builder_add_owner(b, multi, "multi"), 0);
         assert_int_equal(policy_builder_set_own_token(b, locked, "Locked"), 0);
+        /* org.example.Locked records no declarer, as a builder user may leave it. */
+        assert_int_equal(policy_builder_set_declarer(b, ofono, "ofono"), 0);
+        assert_int_equal(policy_builder_set_declarer(b, mce, "mce"), 0);
+        assert_int_equal(policy_builder_set_declarer(b, multi, "multi"), 0);
         for (size_t i = 0; i < ELEMENTSOF(basic_rules); i++) {
                 const FixtureRule *r = &basic_rules[i];
                 uint32_t handle = add_name(b, r->name);

@@ -10,7 +10,8 @@
 /*
  * The "basic" policy (its rules are listed in db-fixture.c): two real-world
  * names, one name with two owner labels and no rules, one owned by token
- * only. The image is malloc'd; the test frees it.
+ * only and with no declarer recorded (the others are declared by ofono,
+ * mce and multi). The image is malloc'd; the test frees it.
  */
 void fixture_build_basic(uint8_t **ret_data, size_t *ret_size);
 PolicyDb *fixture_open_basic(void);

@@ -40,6 +40,13 @@ static void exercise(const PolicyDb *db) {
         policy_db_may_own(db, "org.ofono", "app", deny_all, NULL, &d);
         policy_db_is_global_token(db, "Cellular");
         policy_db_is_monitor_label(db, "dbus-monitor");
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                const char *package = NULL;
+
+                if (policy_db_name_declarer(db, names[i], &package) == 0 && package)
+                        policy_db_package_serves_token(db, package, "Cellular");
+        }
+        policy_db_package_serves_token(db, "ofono", "ofono::OwnName");
 }
 
 static void try_open(const uint8_t *data, size_t size) {
@@ -56,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint32_t crc;
 
         try_open(data, size);
-        if (size < sizeof(DbHeader) || size > POLICY_DB_SIZE_MAX)
+        /* Any size that holds the checksum: older headers are shorter than this version's. */
+        if (size < POLICY_DB_CHECKSUM_OFFSET + sizeof(crc) || size > POLICY_DB_SIZE_MAX)
                 return 0;
         copy = malloc(size);
         if (!copy)

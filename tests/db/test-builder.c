@@ -1,7 +1,8 @@
 /*
  * The builder: input validation, merging of repeated declarations, the
- * derived interface-less unions, order independence (byte-identical
- * output), and a large policy whose every rule must be found again.
+ * derived interface-less unions, what each package serves, order
+ * independence (byte-identical output), and a large policy whose every
+ * rule must be found again.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -43,6 +44,8 @@ static void build(bool reverse, uint8_t **ret, size_t *ret_size) {
                 const Decl *d = &decls[reverse ? ELEMENTSOF(decls) - 1 - k : k];
 
                 assert_int_equal(policy_builder_add_name(b, d->name, &handle), 0);
+                assert_int_equal(policy_builder_set_declarer(b, handle, d->name[12] == 'A' ? "pa" : "pb"),
+                                 0);
                 assert_int_equal(policy_builder_add_owner(b, handle, reverse ? "z" : "y"), 0);
                 assert_int_equal(policy_builder_add_owner(b, handle, reverse ? "y" : "z"), 0);
                 assert_int_equal(policy_builder_add_rule(b, handle, d->kind, d->path, d->interface,
@@ -52,6 +55,8 @@ static void build(bool reverse, uint8_t **ret, size_t *ret_size) {
                 assert_int_equal(policy_builder_add_global_token(
                                          b, globals[reverse ? ELEMENTSOF(globals) - 1 - k : k]),
                                  0);
+        assert_int_equal(policy_builder_add_provided_token(b, reverse ? "pc::own" : "pb::own"), 0);
+        assert_int_equal(policy_builder_add_provided_token(b, reverse ? "pb::own" : "pc::own"), 0);
         assert_int_equal(policy_builder_build(b, ret, ret_size), 0);
 }
 
@@ -115,6 +120,41 @@ static void test_merge_and_unions(void **state) {
         assert_true(policy_db_is_global_token(db, "G2"));
 }
 
+/*
+ * Each package serves what it provides and every token its names' rules
+ * (any kind, defaults too) and own tokens need, nothing of another's;
+ * a provided token's package is the part before "::".
+ */
+static void test_package_tokens(void **state) {
+        static const char *const pa[] = { "T1", "T2", "T3", NULL };
+        static const char *const pb[] = { "T1", "T2", "pb::own", "pkg::x", NULL };
+        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        const char *package;
+        size_t size;
+
+        build(false, &data, &size);
+        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+        assert_true(policy_db_knows_declarers(db));
+        assert_int_equal(policy_db_name_declarer(db, "org.example.A", &package), 0);
+        assert_string_equal(package, "pa");
+        assert_int_equal(policy_db_name_declarer(db, "org.example.B", &package), 0);
+        assert_string_equal(package, "pb");
+        for (size_t i = 0; pa[i]; i++)
+                assert_true(policy_db_package_serves_token(db, "pa", pa[i]));
+        for (size_t i = 0; pb[i]; i++)
+                assert_true(policy_db_package_serves_token(db, "pb", pb[i]));
+        /* pa's method rules only: not its neighbour's token, not a global it does not use. */
+        assert_false(policy_db_package_serves_token(db, "pa", "pkg::x"));
+        assert_false(policy_db_package_serves_token(db, "pa", "G1"));
+        assert_false(policy_db_package_serves_token(db, "pb", "T3"));
+        /* pc declares no name and provides one token. */
+        assert_true(policy_db_package_serves_token(db, "pc", "pc::own"));
+        assert_false(policy_db_package_serves_token(db, "pc", "T1"));
+        assert_false(policy_db_package_serves_token(db, "pkg", "pkg::x"));
+        assert_false(policy_db_package_serves_token(db, "y", "T1"));
+}
+
 static void test_invalid_input(void **state) {
         _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
         char long_label[300];
@@ -150,9 +190,51 @@ static void test_invalid_input(void **state) {
         assert_int_equal(policy_builder_set_own_token(b, h, "Tok"), 0);
         assert_int_equal(policy_builder_set_own_token(b, h, "Tok"), 0);
         assert_int_equal(policy_builder_set_own_token(b, h, "Other"), POLICY_BUILDER_E_CONFLICT);
+        assert_int_equal(policy_builder_set_declarer(b, h, "pkg"), 0);
+        assert_int_equal(policy_builder_set_declarer(b, h, "pkg"), 0);
+        assert_int_equal(policy_builder_set_declarer(b, h, "other"), POLICY_BUILDER_E_CONFLICT);
+        assert_int_equal(policy_builder_set_declarer(b, h, "a::b"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_set_declarer(b, h, "_"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_set_declarer(b, h + 1, "pkg"), -EINVAL);
+        /* A provided token is "package::Token": nothing else names its package. */
+        assert_int_equal(policy_builder_add_provided_token(b, "Bare"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, "::x"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, "p::"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, "p::x::y"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, "*::x"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, "p::x y"), POLICY_BUILDER_E_INVALID);
+        assert_int_equal(policy_builder_add_provided_token(b, NULL), -EINVAL);
         assert_int_equal(policy_builder_add_global_token(b, ""), POLICY_BUILDER_E_INVALID);
         assert_int_equal(policy_builder_add_monitor_label(b, "a'b"), POLICY_BUILDER_E_INVALID);
         assert_null(policy_builder_free(NULL));
+}
+
+/* A refused declaration leaves nothing in the file: the same bytes as without it. */
+static void test_refusal_leaves_nothing(void **state) {
+        _cleanup_free_ uint8_t *clean = NULL, *refused = NULL;
+        size_t n_clean, n_refused;
+
+        for (int with_refusals = 0; with_refusals < 2; with_refusals++) {
+                _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+                uint32_t h;
+
+                assert_int_equal(policy_builder_new(&b), 0);
+                assert_int_equal(policy_builder_add_name(b, "org.example.A", &h), 0);
+                if (with_refusals) {
+                        assert_int_equal(policy_builder_add_provided_token(b, "Stray"),
+                                         POLICY_BUILDER_E_INVALID);
+                        assert_int_equal(policy_builder_add_provided_token(b, "_::stray"),
+                                         POLICY_BUILDER_E_INVALID);
+                        assert_int_equal(policy_builder_set_declarer(b, h, "stray::x"),
+                                         POLICY_BUILDER_E_INVALID);
+                }
+                assert_int_equal(policy_builder_set_declarer(b, h, "pa"), 0);
+                assert_int_equal(policy_builder_add_provided_token(b, "pa::T"), 0);
+                assert_int_equal(policy_builder_build(b, with_refusals ? &refused : &clean,
+                                                      with_refusals ? &n_refused : &n_clean), 0);
+        }
+        assert_int_equal(n_clean, n_refused);
+        assert_memory_equal(clean, refused, n_clean);
 }
 
 /* Many names and rules: every one is found through the hash indexes. */
@@ -329,6 +411,8 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_order_independent),
                 cmocka_unit_test(test_merge_and_unions),
+                cmocka_unit_test(test_package_tokens),
+                cmocka_unit_test(test_refusal_leaves_nothing),
                 cmocka_unit_test(test_invalid_input),
                 cmocka_unit_test(test_large_policy),
                 cmocka_unit_test(test_random_against_reference),

@@ -179,6 +179,31 @@ static void test_mapping(void **state) {
                                 GET("Set", "org.ofono.SimManager", "Pin")), 0);
 }
 
+/* Who declared each name, and what each package may ask the bus about (CheckToken). */
+static void test_declarers(void **state) {
+        _cleanup_(policy_db_freep) PolicyDb *db = open_compiled();
+        const char *package;
+
+        assert_int_equal(policy_db_name_declarer(db, "com.nokia.mce", &package), 0);
+        assert_string_equal(package, "mce");
+        assert_int_equal(policy_db_name_declarer(db, "org.ofono", &package), 0);
+        assert_string_equal(package, "ofono");
+        assert_int_equal(policy_db_name_declarer(db, "com.nokia.time", &package), 0);
+        assert_string_equal(package, "timed");
+        /* The session-bus name is not this bus's. */
+        assert_int_equal(policy_db_name_declarer(db, "com.nokia.mce.user", &package),
+                         POLICY_DB_UNDECLARED);
+        /* ofono guards with the global Cellular, owns by its own OwnName, provides Identity. */
+        assert_true(policy_db_package_serves_token(db, "ofono", "Cellular"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "ofono::OwnName"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "ofono::Identity"));
+        assert_true(policy_db_package_serves_token(db, "mce", "mce::DeviceModeControl"));
+        assert_false(policy_db_package_serves_token(db, "mce", "Cellular"));
+        /* timed requests mce::DeviceModeControl: holding a token is not serving it. */
+        assert_true(policy_db_package_serves_token(db, "timed", "timed::TimeControl"));
+        assert_false(policy_db_package_serves_token(db, "timed", "mce::DeviceModeControl"));
+}
+
 static void test_ownership(void **state) {
         _cleanup_(policy_db_freep) PolicyDb *db = open_compiled();
         const char *grants[] = { "holder ofono::OwnName", NULL };
@@ -231,6 +256,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test(test_golden),
                 cmocka_unit_test(test_order_independent),
                 cmocka_unit_test(test_mapping),
+                cmocka_unit_test(test_declarers),
                 cmocka_unit_test(test_ownership),
                 cmocka_unit_test(test_conflict),
                 cmocka_unit_test(test_empty_set),

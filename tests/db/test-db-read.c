@@ -145,58 +145,132 @@ static void test_names_globals_monitors(void **state) {
         assert_false(policy_db_is_provided_token(NULL, "mce::LEDControl"));
 }
 
+/* What the basic fixture's packages serve, and who declared its names. */
+static void test_declarers_and_packages(void **state) {
+        _cleanup_(policy_db_freep) PolicyDb *db = fixture_open_basic();
+        const char *package = "unset";
+
+        assert_true(policy_db_knows_declarers(db));
+        assert_int_equal(policy_db_name_declarer(db, "org.ofono", &package), 0);
+        assert_string_equal(package, "ofono");
+        assert_int_equal(policy_db_name_declarer(db, "com.example.Multi", &package), 0);
+        assert_string_equal(package, "multi");
+        /* Declared, but by a package the file does not record. */
+        assert_int_equal(policy_db_name_declarer(db, "org.example.Locked", &package), 0);
+        assert_null(package);
+        assert_int_equal(policy_db_name_declarer(db, "org.example.Nobody", &package),
+                         POLICY_DB_UNDECLARED);
+        assert_int_equal(policy_db_name_declarer(NULL, "org.ofono", &package), -EINVAL);
+        assert_int_equal(policy_db_name_declarer(db, "org.ofono", NULL), -EINVAL);
+        /* Its rules' tokens (a property write, a signal), its own token. */
+        assert_true(policy_db_package_serves_token(db, "ofono", "Cellular"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "Telephony"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "ofono::Sim"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "ofono::Identity"));
+        assert_true(policy_db_package_serves_token(db, "ofono", "ofono::OwnName"));
+        /* A global token it does not use, another package's token. */
+        assert_false(policy_db_package_serves_token(db, "ofono", "Location"));
+        assert_false(policy_db_package_serves_token(db, "ofono", "mce::DisplayStatus"));
+        /* A signal's token, and a token provided but guarding nothing. */
+        assert_true(policy_db_package_serves_token(db, "mce", "mce::DisplayStatus"));
+        assert_true(policy_db_package_serves_token(db, "mce", "mce::LEDControl"));
+        assert_false(policy_db_package_serves_token(db, "mce", "Cellular"));
+        /* A name with no rules; the own token of a name nobody is recorded to declare. */
+        assert_false(policy_db_package_serves_token(db, "multi", "Cellular"));
+        assert_false(policy_db_package_serves_token(db, "ofono", "Locked"));
+        assert_false(policy_db_package_serves_token(db, "multi", "Locked"));
+        assert_false(policy_db_package_serves_token(db, "nobody", "Cellular"));
+        assert_false(policy_db_package_serves_token(NULL, "ofono", "Cellular"));
+}
+
 /*
- * A version 1 image of the same policy: version 2 without provided tokens
- * is version 1 with an 8-byte longer header, so move the sections up.
+ * The same policy as an older version wrote it. Each older header is a
+ * prefix of the newer one, and each older file the newer one without its
+ * last parts: version 2 lacks the packages and declarers (the last two
+ * sections, whose token references end the refs array), version 1 also
+ * the provided tokens (the references before those). So: cut the file
+ * there, drop the header's tail, move the sections up.
  */
-static void to_version_1(uint8_t *data, size_t *size) {
+static void to_version(uint8_t *data, size_t *size, uint32_t version) {
+        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1
+                                                                     : POLICY_DB_HEADER_SIZE_V2;
+        uint32_t shift = (uint32_t) sizeof(DbHeader) - header_size, n_refs;
         DbHeader h;
         DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index,
                                   &h.refs };
 
         memcpy(&h, data, sizeof(h));
-        assert_int_equal(le32toh(h.provided_tokens.count), 0);
-        memmove(data + POLICY_DB_HEADER_SIZE_V1, data + sizeof(h), *size - sizeof(h));
-        *size -= sizeof(h) - POLICY_DB_HEADER_SIZE_V1;
+        n_refs = le32toh(h.provided_tokens.first);
+        if (version != POLICY_DB_FORMAT_VERSION_1)
+                n_refs += le32toh(h.provided_tokens.count);
+        h.refs.count = htole32(n_refs);
+        *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
+        memmove(data + header_size, data + sizeof(h), *size - sizeof(h));
+        *size -= shift;
         for (size_t i = 0; i < ELEMENTSOF(sections); i++)
-                sections[i]->offset = htole32(le32toh(sections[i]->offset) -
-                                              (uint32_t) (sizeof(h) - POLICY_DB_HEADER_SIZE_V1));
-        h.version = htole32(POLICY_DB_FORMAT_VERSION_1);
-        h.header_size = htole32(POLICY_DB_HEADER_SIZE_V1);
+                sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
+        h.version = htole32(version);
+        h.header_size = htole32(header_size);
         h.file_size = htole32((uint32_t) *size);
         h.checksum = 0;
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
         h.checksum = htole32(policy_db_compute_checksum(data, *size));
-        memcpy(data, &h, POLICY_DB_HEADER_SIZE_V1);
+        memcpy(data, &h, header_size);
 }
 
-/* A version 1 file (before provided tokens) still loads; it knows no provided token. */
-static void test_version_1(void **state) {
-        _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
-        _cleanup_(policy_db_freep) PolicyDb *db = NULL;
-        _cleanup_free_ uint8_t *data = NULL;
-        PolicyRequirement req;
-        uint32_t handle;
-        size_t size;
+/*
+ * Version 2 files (before packages) and version 1 files (before provided
+ * tokens) still load and answer what they hold; they say what they lack.
+ */
+static void test_older_versions(void **state) {
+        for (uint32_t version = POLICY_DB_FORMAT_VERSION_1; version <= POLICY_DB_FORMAT_VERSION_2; version++) {
+                _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
+                _cleanup_(policy_db_freep) PolicyDb *db = NULL;
+                _cleanup_free_ uint8_t *data = NULL;
+                _cleanup_free_ char *text = NULL;
+                const char *package = "unset";
+                PolicyRequirement req;
+                size_t size, text_size;
+                uint32_t handle;
+                FILE *f;
 
-        assert_int_equal(policy_builder_new(&b), 0);
-        assert_int_equal(policy_builder_add_name(b, "org.example.Svc", &handle), 0);
-        assert_int_equal(policy_builder_add_rule(b, handle, POLICY_KIND_METHOD, "/", "org.example.Svc",
-                                                 "Do", "svc::Use"), 0);
-        assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
-        assert_int_equal(policy_builder_build(b, &data, &size), 0);
-        to_version_1(data, &size);
-        assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
-        assert_false(policy_db_knows_provided_tokens(db));
-        assert_false(policy_db_is_provided_token(db, "svc::Use"));
-        assert_true(policy_db_is_global_token(db, "Cellular"));
-        assert_int_equal(policy_db_lookup(db, "org.example.Svc", POLICY_KIND_METHOD, "/",
-                                          "org.example.Svc", "Do", &req), 0);
-        assert_tokens(&req, TOKENS("svc::Use"));
-        /* Shorter than a version 1 header: truncated; a version 1 header claiming 104 bytes: layout. */
-        policy_db_free(TAKE_PTR(db));
-        assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V1 - 1, &db),
-                         POLICY_DB_E_TRUNCATED);
+                assert_int_equal(policy_builder_new(&b), 0);
+                assert_int_equal(policy_builder_add_name(b, "org.example.Svc", &handle), 0);
+                assert_int_equal(policy_builder_set_declarer(b, handle, "svc"), 0);
+                assert_int_equal(policy_builder_add_rule(b, handle, POLICY_KIND_METHOD, "/",
+                                                         "org.example.Svc", "Do", "svc::Use"), 0);
+                assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
+                assert_int_equal(policy_builder_add_provided_token(b, "svc::Use"), 0);
+                assert_int_equal(policy_builder_build(b, &data, &size), 0);
+                to_version(data, &size, version);
+                assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
+                assert_false(policy_db_knows_declarers(db));
+                assert_int_equal(policy_db_name_declarer(db, "org.example.Svc", &package), 0);
+                assert_null(package);
+                assert_false(policy_db_package_serves_token(db, "svc", "svc::Use"));
+                assert_int_equal(policy_db_knows_provided_tokens(db), version == POLICY_DB_FORMAT_VERSION_2);
+                assert_int_equal(policy_db_is_provided_token(db, "svc::Use"),
+                                 version == POLICY_DB_FORMAT_VERSION_2);
+                assert_true(policy_db_is_global_token(db, "Cellular"));
+                assert_int_equal(policy_db_lookup(db, "org.example.Svc", POLICY_KIND_METHOD, "/",
+                                                  "org.example.Svc", "Do", &req), 0);
+                assert_tokens(&req, TOKENS("svc::Use"));
+                f = open_memstream(&text, &text_size);
+                assert_non_null(f);
+                assert_int_equal(policy_db_dump(db, f), 0);
+                assert_int_equal(fclose(f), 0);
+                assert_null(strstr(text, "package"));
+                assert_null(strstr(text, "declared-by"));
+                assert_int_equal(strstr(text, "provided-token \"svc::Use\"") != NULL,
+                                 version == POLICY_DB_FORMAT_VERSION_2);
+                /* Shorter than its header: truncated; a longer header than its version's: layout. */
+                policy_db_free(TAKE_PTR(db));
+                assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V1 - 1, &db),
+                                 POLICY_DB_E_TRUNCATED);
+                if (version == POLICY_DB_FORMAT_VERSION_2)
+                        assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V2 - 1, &db),
+                                         POLICY_DB_E_TRUNCATED);
+        }
 }
 
 static void test_open_file(void **state) {
@@ -377,9 +451,10 @@ static DbRule *rule_at(uint8_t *data, const DbHeader *h, uint32_t i) {
 }
 
 static void bad_magic(uint8_t *data, DbHeader *h) { data[0] = 'X'; }
-static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(3); }
-/* A version 2 file relabelled version 1: its header is 8 bytes too long for that. */
+static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(4); }
+/* A version 3 file relabelled version 1 or 2: its header is too long for that. */
 static void version_1_header(uint8_t *data, DbHeader *h) { h->version = htole32(1); }
+static void version_2_header(uint8_t *data, DbHeader *h) { h->version = htole32(2); }
 static void bad_header_size(uint8_t *data, DbHeader *h) { h->header_size = htole32(100); }
 static void bad_flags(uint8_t *data, DbHeader *h) { h->flags = htole32(1); }
 static void bad_reserved(uint8_t *data, DbHeader *h) { h->reserved = htole32(1); }
@@ -509,13 +584,56 @@ static void unsorted_provided(uint8_t *data, DbHeader *h) {
         refs[first + 1] = tmp;
 }
 static void provided_past_refs(uint8_t *data, DbHeader *h) {
+        h->provided_tokens.count = h->refs.count;
+}
+/* One more provided token: the first package's first token, so the packages' ranges start too late. */
+static void provided_into_packages(uint8_t *data, DbHeader *h) {
         h->provided_tokens.count = htole32(le32toh(h->provided_tokens.count) + 1);
+}
+
+static DbPackage *package_at(uint8_t *data, const DbHeader *h, uint32_t i) {
+        return (DbPackage *) (data + le32toh(h->packages.offset)) + i;
+}
+static void package_swallows_declarers(uint8_t *data, DbHeader *h) {
+        /* The sections still tile the file; the declarers no longer match the names. */
+        h->packages.count = htole32(le32toh(h->packages.count) + 1);
+        h->declarers.offset = htole32(le32toh(h->declarers.offset) + sizeof(DbPackage));
+        h->declarers.count = htole32(le32toh(h->declarers.count) - 3);
+}
+static void package_is_a_token(uint8_t *data, DbHeader *h) {
+        /* "mce::DeviceModeControl": a label, but no package's. */
+        package_at(data, h, 0)->name = *u32_at(data, le32toh(h->refs.offset) +
+                                                          4 * le32toh(h->provided_tokens.first));
+}
+static void packages_swapped(uint8_t *data, DbHeader *h) {
+        uint32_t tmp = package_at(data, h, 0)->name;
+
+        package_at(data, h, 0)->name = package_at(data, h, 1)->name;
+        package_at(data, h, 1)->name = tmp;
+}
+static void unsorted_package_tokens(uint8_t *data, DbHeader *h) {
+        uint32_t *refs = u32_at(data, le32toh(h->refs.offset));
+        uint32_t first = le32toh(package_at(data, h, 0)->tokens.first), tmp = refs[first];
+
+        if (le32toh(package_at(data, h, 0)->tokens.count) < 2)
+                fail_msg("the fixture's first package needs two tokens for this test");
+        refs[first] = refs[first + 1];
+        refs[first + 1] = tmp;
+}
+static void package_tokens_past_refs(uint8_t *data, DbHeader *h) {
+        DbPackage *last = package_at(data, h, le32toh(h->packages.count) - 1);
+
+        last->tokens.count = htole32(le32toh(last->tokens.count) + 1);
+}
+static void declarer_out_of_range(uint8_t *data, DbHeader *h) {
+        *u32_at(data, le32toh(h->declarers.offset)) = h->packages.count;
 }
 
 static const Corruption corruptions[] = {
         { "bad magic", bad_magic, POLICY_DB_E_MAGIC },
         { "bad version", bad_version, POLICY_DB_E_VERSION },
-        { "version 1 with a version 2 header", version_1_header, POLICY_DB_E_LAYOUT },
+        { "version 1 with a version 3 header", version_1_header, POLICY_DB_E_LAYOUT },
+        { "version 2 with a version 3 header", version_2_header, POLICY_DB_E_LAYOUT },
         { "bad header size", bad_header_size, POLICY_DB_E_LAYOUT },
         { "flags set", bad_flags, POLICY_DB_E_LAYOUT },
         { "reserved set", bad_reserved, POLICY_DB_E_LAYOUT },
@@ -546,6 +664,13 @@ static const Corruption corruptions[] = {
         { "globals unsorted", unsorted_globals, POLICY_DB_E_ORDER },
         { "provided tokens unsorted", unsorted_provided, POLICY_DB_E_ORDER },
         { "provided tokens past the refs", provided_past_refs, POLICY_DB_E_RANGE },
+        { "provided tokens into the packages'", provided_into_packages, POLICY_DB_E_ORDER },
+        { "declarers fewer than names", package_swallows_declarers, POLICY_DB_E_LAYOUT },
+        { "package label is a token", package_is_a_token, POLICY_DB_E_VALUE },
+        { "packages unsorted", packages_swapped, POLICY_DB_E_ORDER },
+        { "package tokens unsorted", unsorted_package_tokens, POLICY_DB_E_ORDER },
+        { "package tokens past the refs", package_tokens_past_refs, POLICY_DB_E_RANGE },
+        { "declarer out of range", declarer_out_of_range, POLICY_DB_E_RANGE },
 };
 
 static void test_targeted_corruptions(void **state) {
@@ -599,7 +724,8 @@ int main(void) {
                 cmocka_unit_test(test_lookup_unions),
                 cmocka_unit_test(test_lookup_misses),
                 cmocka_unit_test(test_names_globals_monitors),
-                cmocka_unit_test(test_version_1),
+                cmocka_unit_test(test_declarers_and_packages),
+                cmocka_unit_test(test_older_versions),
                 cmocka_unit_test(test_open_file),
                 cmocka_unit_test(test_empty_policy),
                 cmocka_unit_test(test_every_truncation),

@@ -55,6 +55,10 @@
  *       not addressed to it or from the bus (DEST * for a broadcast), until
  *       Public("done") (if a RULE selects it) or SECONDS, then "end"
  *   e2e-helper own NAME   RequestName(NAME, DO_NOT_QUEUE): "reply N" or the error
+ *   e2e-helper ask NAME TARGET TOKEN...   owns NAME first ("-": none; "owner
+ *       NAME N" or "error ..."), then asks org.mssf.Broker1.CheckToken(TARGET,
+ *       TOKEN) for each TOKEN on the same connection (TARGET "self": its own
+ *       unique name): "held TOKEN true|false" or "error TOKEN NAME: TEXT"
  */
 #include <dbus/dbus.h>
 #include <errno.h>
@@ -841,6 +845,46 @@ static int cmd_own(int argc, char **argv) {
         return 0;
 }
 
+/* A service asking the bus about a connection, as libmssf does, while it serves NAME. */
+static int cmd_ask(int argc, char **argv) {
+        DBusError error = DBUS_ERROR_INIT;
+        const char *target;
+
+        if (argc < 3)
+                return 2;
+        bus = connect_bus();
+        if (strcmp(argv[0], "-") != 0) {
+                int r = dbus_bus_request_name(bus, argv[0], DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
+
+                if (r < 0) {
+                        say("error %s: %s", error.name, error.message);
+                        dbus_error_free(&error);
+                        return 1;
+                }
+                say("owner %s %d", argv[0], r);
+        }
+        target = strcmp(argv[1], "self") == 0 ? dbus_bus_get_unique_name(bus) : argv[1];
+        for (int i = 2; i < argc; i++) {
+                DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                              "org.mssf.Broker1", "CheckToken");
+                DBusMessage *reply;
+                dbus_bool_t held = FALSE;
+
+                dbus_message_append_args(m, DBUS_TYPE_STRING, &target, DBUS_TYPE_STRING, &argv[i],
+                                         DBUS_TYPE_INVALID);
+                reply = dbus_connection_send_with_reply_and_block(bus, m, TIMEOUT_MS, &error);
+                dbus_message_unref(m);
+                if (!reply || !dbus_message_get_args(reply, &error, DBUS_TYPE_BOOLEAN, &held, DBUS_TYPE_INVALID))
+                        say("error %s %s: %s", argv[i], error.name, error.message);
+                else
+                        say("held %s %s", argv[i], held ? "true" : "false");
+                dbus_error_free(&error);
+                if (reply)
+                        dbus_message_unref(reply);
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         const char *cmd = argc > 1 ? argv[1] : "";
 
@@ -895,9 +939,11 @@ int main(int argc, char **argv) {
                 return cmd_eavesdrop(argc, argv);
         if (strcmp(cmd, "own") == 0)
                 return cmd_own(argc, argv);
+        if (strcmp(cmd, "ask") == 0)
+                return cmd_ask(argc, argv);
         if (strcmp(cmd, "call-fd") == 0)
                 return cmd_call_fd(argc, argv);
         fprintf(stderr, "usage: e2e-helper serve|call|call-fd|listen|sequence|slow|fire-and-leave|monitor|"
-                        "eavesdrop|own ARGS (see the source's header)\n");
+                        "eavesdrop|own|ask ARGS (see the source's header)\n");
         return 2;
 }

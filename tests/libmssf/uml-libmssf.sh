@@ -2,22 +2,25 @@
 # libmssf and org.mssf.Broker1.CheckToken under real Smack (one UML boot):
 #   uml-run uml-libmssf.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER LIBMSSF_PROBE DATA_DIR
 # mssf-policy installs the test packages (data/: probe provides read and
-# work (checkorigin); holder, of origin system, is granted both and
-# Cellular; reader, of no origin, only probe::read), mssf-broker runs as
+# work (checkorigin) and guards methods with Cellular and Location;
+# holder, of origin system, is granted both and Cellular; reader, of no
+# origin, only probe::read), mssf-broker runs as
 # the system bus with the compiled policy, and libmssf-probe serves under
 # the label probe, once with GDBus and once with sd-bus. Real clients
 # (gdbus, busctl) call it under app labels; the probe asks libmssf about
 # them in every form, and the reply carries libmssf's answer.
 #  - the holder's tokens are held; the reader holds read, not work (a
 #    plain "no", not an error); bare names resolve as probe's manifest
-#    would (read is probe::read, Cellular the global one);
+#    would (read is probe::read, Cellular the global one); a token probe
+#    neither provides nor guards is not its to ask (AccessDenied);
 #  - a revocation written to load2 is seen by the next question, on the
 #    same connections, with no reload; granting again is seen too;
 #  - a connection that may not reach the probe is not the probe's to ask
 #    about (AccessDenied); root's floor label holds nothing;
-#  - CheckToken asked directly: about oneself answered; a caller with no
-#    Smack rule from the holder (the stranger, root's floor label) is
-#    refused (AccessDenied).
+#  - CheckToken asked directly: about oneself answered; another connection
+#    of the same label, whose package provides and guards nothing, and a
+#    caller with no Smack rule from the holder (the stranger, root's floor
+#    label) are refused (AccessDenied).
 set -u
 broker=$1
 policy_tool=$2
@@ -120,8 +123,10 @@ for dest in org.mssf.Probe.Gio org.mssf.Probe.SdBus; do
         check "$dest $method: reader holds read" "(true, '')" "$(ask reader "$dest" "$method" read)"
         check "$dest $method: reader does not hold work (an answer, not an error)" "(false, '')" \
             "$(ask reader "$dest" "$method" work)"
-        # A bare name that is not probe's own is the global token of that name.
-        check "$dest $method: 'nothing' is not a token anyone holds" "(false, '')" \
+        # A bare name that is not probe's own is the global token of that name, and
+        # probe may ask about it only if it guards it.
+        has "$dest $method: 'nothing' is not probe's to ask about" \
+            "^\(false, '.*AccessDenied: .*only for a token its package provides or guards; whether \":1\.[0-9]+\" holds nothing is not its to ask" \
             "$(ask holder "$dest" "$method" nothing)"
     done
 done
@@ -152,9 +157,23 @@ driver_ask() {
     as "$1" gdbus call --system --timeout 10 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
         --method org.mssf.Broker1.CheckToken "$2" "$3"
 }
-check "CheckToken: holder about itself, probe::work" "(true,)" "$(driver_ask holder "$holder_unique" probe::work)"
+# self_ask LABEL TOKEN: a connection labelled LABEL asks about itself (python3-dbus knows its unique name).
+self_ask() {
+    as "$1" /usr/bin/python3 -c '
+import sys, dbus
+bus = dbus.SystemBus()
+broker = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.mssf.Broker1")
+try:
+    print(bool(broker.CheckToken(bus.get_unique_name(), sys.argv[1])))
+except dbus.DBusException as e:
+    print("error %s: %s" % (e.get_dbus_name(), e.get_dbus_message()))' "$2"
+}
+check "CheckToken: holder about itself, probe::work" True "$(self_ask holder probe::work)"
 check "CheckToken: a bare name is the asker's package's own or global: 'work' is not probe's for holder" \
-    "(false,)" "$(driver_ask holder "$holder_unique" work)"
+    False "$(self_ask holder work)"
+# Another connection of the holder's label is not the holder's probe: its package provides and guards nothing.
+has "CheckToken: another holder connection about the holder's probe is refused" \
+    "AccessDenied: .*may ask CheckToken only about itself" "$(driver_ask holder "$holder_unique" probe::work)"
 # A caller with no Smack rule to or from the holder learns nothing about it.
 has "CheckToken: the stranger (no Smack rule with holder) is refused" \
     "AccessDenied: .*may ask CheckToken only about itself" "$(driver_ask stranger "$holder_unique" probe::work)"

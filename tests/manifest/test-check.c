@@ -65,6 +65,29 @@ static void test_unresolved_references_warn(void **state) {
         free((char *) paths[1]);
 }
 
+/* A label beyond the package's own is the origin's to be granted: a warning at build time. */
+static void test_foreign_labels_warn(void **state) {
+        char *path = write_temp("plug.aegis",
+                                "<aegis><request><credential name=\"Location\"/>\n"
+                                "  <for path=\"launcher::/usr/bin/launcher\"/></request>\n"
+                                "<provide><dbus name=\"org.x.Plug\" bus=\"system\">\n"
+                                "  <owner label=\"plug:helper\"/>\n"
+                                "  <owner label=\"System\"/></dbus></provide></aegis>\n");
+        const char *paths[] = { path };
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(manifest_check(paths, NULL, 1, NULL, diag), 0);
+        assert_int_equal(diag->n_errors, 0);
+        assert_diagnostic(diag, DIAGNOSTIC_WARNING, "plug.aegis", 2, 3,
+                          "launcher is not package plug's label nor one under it (plug:NAME)");
+        assert_diagnostic(diag, DIAGNOSTIC_WARNING, "plug.aegis", 5, 3,
+                          "System is not package plug's label");
+        /* Its own label's sub-label is fine. */
+        assert_int_equal(diag->n_warnings, 2);
+        diagnostics_free(diag);
+        remove_temp(path);
+}
+
 static void test_requirements_and_device(void **state) {
         char *path = write_temp("svc.aegis",
                 "<aegis>\n"
@@ -174,6 +197,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_real_manifests),
                 cmocka_unit_test(test_unresolved_references_warn),
+                cmocka_unit_test(test_foreign_labels_warn),
                 cmocka_unit_test(test_requirements_and_device),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_every_valid_fixture),

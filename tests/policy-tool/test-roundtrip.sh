@@ -69,6 +69,10 @@ run install --origin thirdparty maps "$work/maps.xml"
 check "install maps" 0 $?
 check "mssf-maps byte for byte" same "$(same_file "$expected/mssf-maps" "$root/etc/smack/accesses.d/mssf-maps")"
 check "mssf-mce byte for byte" same "$(same_file "$expected/mssf-mce" "$root/etc/smack/accesses.d/mssf-mce")"
+check "rule files are root's alone" 600 "$(stat -c %a "$root/etc/smack/accesses.d/mssf-maps")"
+chmod 0644 "$root/etc/smack/accesses.d/mssf-mce"
+"$tool" install --root "$root" --origin system mce "$work/mce.xml" >/dev/null 2>&1
+check "a rule file of another mode is written again" 600 "$(stat -c %a "$root/etc/smack/accesses.d/mssf-mce")"
 check "manifest copied byte for byte" same "$(same_file "$work/maps.xml" "$root/var/lib/mssf/manifests/maps.xml")"
 check "origin recorded" thirdparty "$(cat "$root/var/lib/mssf/origins/maps")"
 check "maps binary labelled" maps "$(exec_label maps)"
