@@ -83,7 +83,7 @@ in_root() {
     log=$1
     shift
     timeout -k 5 60 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-        LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive MSSF_SMACKFS=$MSSF_SMACKFS "$@" >"$log" 2>&1
+        LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive MSSF_SMACKFS=$MSSF_SMACKFS "$@" </dev/null >"$log" 2>&1
 }
 apt_q() {
     log=$1

@@ -41,7 +41,7 @@ if ! setfattr -n security.SMACK64EXEC -v x "$work" 2>/dev/null; then
 fi
 setfattr -x security.SMACK64EXEC "$work"
 
-mp() { "$tool" "$@" --root "$root" --smackfs "$smackfs" --no-reload; }
+mp() { "$tool" "$@" --root "$root" --smackfs "$smackfs" --no-reload </dev/null; }
 
 # ---- the synthetic root ----
 # dpkg's database: PACKAGE FILE... makes PACKAGE installed, listing FILEs.

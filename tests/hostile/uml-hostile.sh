@@ -31,7 +31,7 @@ printf 'Package: victim\nStatus: install ok installed\nVersion: 1.0\nArchitectur
     >"$root/var/lib/dpkg/status"
 printf '/.\n/usr\n/usr/sbin\n/usr/sbin/victimd\n' >"$root/var/lib/dpkg/info/victim.list"
 printf '/.\n/usr\n/usr/bin\n/usr/bin/passwd\n' >"$root/var/lib/dpkg/info/passwd.list"
-mp() { "$tool" "$@" --root "$root" --smackfs /sys/fs/smackfs --no-reload; }
+mp() { "$tool" "$@" --root "$root" --smackfs /sys/fs/smackfs --no-reload </dev/null; }
 
 mp install --origin system victim "$hostile/mssf-hostile/debian/victim.aegis" >/tmp/victim.log 2>&1
 check "the victim is registered (origin system)" 0 $?
