@@ -2,7 +2,7 @@
  * The device policy: which global tokens exist, which credentials a
  * package from each origin may be granted, which labels beyond its own a
  * package from each origin may name as owners of its bus names, which
- * labels may monitor.
+ * global tokens it may serve, which labels may monitor.
  *
  * The device maker writes /etc/mssf/device-policy.conf in a line format
  * (docs/manifest.md); without it the built-in default below applies, and
@@ -43,6 +43,9 @@ static const char builtin_policy[] =
         "# Labels beyond their own that the platform's packages may name as owners.\n"
         "label system *\n"
         "label com.nokia.maemo *\n"
+        "# Global tokens the platform's packages may serve (guard, reaching every holder).\n"
+        "serve system *\n"
+        "serve com.nokia.maemo *\n"
         "# Any other or unknown origin: nothing the device controls.\n"
         "origin *\n";
 
@@ -83,6 +86,17 @@ bool device_policy_grants_label(const DevicePolicy *policy, const char *origin,
                 return false;
         for (size_t i = 0; i < rule->n_patterns; i++)
                 if (pattern_matches(rule->patterns[i], label, false))
+                        return true;
+        return false;
+}
+
+bool device_policy_allows_serving(const DevicePolicy *policy, const char *origin,
+                                  const char *token) {
+        const OriginGrant *rule = device_policy_find_serve_origin(policy, origin);
+        if (!rule || !device_policy_has_global_token(policy, token))
+                return false;
+        for (size_t i = 0; i < rule->n_patterns; i++)
+                if (pattern_matches(rule->patterns[i], token, false))
                         return true;
         return false;
 }
@@ -164,14 +178,29 @@ static bool valid_label_pattern(const char *s) {
         return valid_pattern(s) && !strstr(s, "::");
 }
 
-/* "origin NAME PATTERN..." or "label NAME PATTERN...". */
+typedef enum OriginLine {
+        ORIGIN_LINE_GRANTS,             /* origin: credentials */
+        ORIGIN_LINE_LABELS,             /* label: labels beyond its own */
+        ORIGIN_LINE_SERVES,             /* serve: global tokens */
+} OriginLine;
+
+/* A serve pattern: a global token name, or a prefix of them ending in '*'. */
+static bool valid_serve_pattern(const char *s) {
+        return valid_pattern(s) && !strstr(s, "::");
+}
+
+/* "origin|label|serve NAME PATTERN...". */
 static int parse_origin_line(LineParser *lp, char **words, unsigned *columns, size_t n,
-                             bool labels) {
+                             OriginLine kind) {
+        bool labels = kind == ORIGIN_LINE_LABELS;
         int r = 0;
         if (n < 2)
                 return line_error(lp, columns[0], labels ?
                                   "label needs an origin: write label ORIGIN [PATTERN...], "
                                   "e.g. label operator com.operator.*" :
+                                  kind == ORIGIN_LINE_SERVES ?
+                                  "serve needs an origin: write serve ORIGIN [PATTERN...], "
+                                  "e.g. serve operator Cellular" :
                                   "origin needs a name: write origin NAME [PATTERN...], "
                                   "e.g. origin operator Cellular");
         if (!manifest_valid_label(words[1]) || (strchr(words[1], '*') && strcmp(words[1], "*") != 0))
@@ -180,14 +209,22 @@ static int parse_origin_line(LineParser *lp, char **words, unsigned *columns, si
         OriginGrant *o = labels ?
                 origin_rule(lp, &lp->policy->label_origins, &lp->policy->n_label_origins,
                             words[1], columns[0], &r) :
+                kind == ORIGIN_LINE_SERVES ?
+                origin_rule(lp, &lp->policy->serve_origins, &lp->policy->n_serve_origins,
+                            words[1], columns[0], &r) :
                 origin_rule(lp, &lp->policy->origins, &lp->policy->n_origins, words[1],
                             columns[0], &r);
         for (size_t i = 2; i < n && r >= 0; i++) {
-                if (labels && !valid_label_pattern(words[i]))
+                if (kind == ORIGIN_LINE_SERVES && !valid_serve_pattern(words[i]))
+                        r = line_error(lp, columns[i], "'%s' is not a pattern of global tokens: "
+                                       "a global token's name or a prefix ending in * "
+                                       "(Cellular, Tracker*, *); a package serves its own "
+                                       "tokens without a line", words[i]);
+                else if (labels && !valid_label_pattern(words[i]))
                         r = line_error(lp, columns[i], "'%s' is not a label pattern: a Smack "
                                        "label (not _, ^, @ or a token's pkg::name) or a prefix "
                                        "ending in * (com.example.*, *)", words[i]);
-                else if (!labels && !valid_pattern(words[i]))
+                else if (kind == ORIGIN_LINE_GRANTS && !valid_pattern(words[i]))
                         r = line_error(lp, columns[i], "'%s' is not a credential pattern: "
                                        "a name (Cellular, GRP::video, pkg::Token) or a "
                                        "prefix ending in * (CAP::*, *)", words[i]);
@@ -238,11 +275,15 @@ static int parse_line(LineParser *lp, char *line) {
         } else if (strcmp(words[0], "monitor") == 0) {
                 for (size_t i = 1; i < n && r >= 0; i++)
                         r = add_monitor(lp, words[i], columns[i]);
-        } else if (strcmp(words[0], "origin") == 0 || strcmp(words[0], "label") == 0) {
-                r = parse_origin_line(lp, words, columns, n, strcmp(words[0], "label") == 0);
+        } else if (strcmp(words[0], "origin") == 0) {
+                r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_GRANTS);
+        } else if (strcmp(words[0], "label") == 0) {
+                r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_LABELS);
+        } else if (strcmp(words[0], "serve") == 0) {
+                r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_SERVES);
         } else
                 return line_error(lp, columns[0], "unknown keyword '%s': lines start with "
-                                  "token, origin, label or monitor", words[0]);
+                                  "token, origin, label, serve or monitor", words[0]);
         return r;
 }
 

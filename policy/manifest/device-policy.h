@@ -45,5 +45,14 @@ const char *device_policy_similar_token(const DevicePolicy *policy, const char *
 bool device_policy_grants_label(const DevicePolicy *policy, const char *origin,
                                 const char *label);
 
+/*
+ * Whether a package from origin (NULL: unknown) may serve the global token
+ * token: guard its D-Bus members with it, which gives every holder Smack
+ * reach to it and it reach to every holder ("serve" lines). A package's
+ * own tokens need no line.
+ */
+bool device_policy_allows_serving(const DevicePolicy *policy, const char *origin,
+                                  const char *token);
+
 /* Whether label may monitor / eavesdrop. */
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);

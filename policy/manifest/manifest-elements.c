@@ -371,6 +371,13 @@ static int split_for_path(Parser *p, const char *value, const SourceLoc *loc,
                              "package's binary", value);
                 return MANIFEST_E_INVALID;
         }
+        /* A name of the file itself: what "..", "." or "//" would spell is another name. */
+        if (!manifest_valid_file_path(path)) {
+                parser_error(p, loc, "for path '%s' is not a normal path: no \".\", \"..\" or "
+                             "empty component and no trailing '/'; name the file itself, e.g. "
+                             "/usr/bin/program", value);
+                return MANIFEST_E_INVALID;
+        }
         *ret_package = TAKE_PTR(package);
         *ret_path = path;
         return 0;

@@ -60,5 +60,7 @@ bool manifest_valid_label(const char *s);          /* a Smack label */
 bool manifest_valid_package_label(const char *s);  /* ... usable for a package */
 bool manifest_valid_bus_name(const char *s);       /* a well-known bus name */
 bool manifest_valid_object_path(const char *s);
+/* An absolute, normal file path: no empty, "." or ".." component, no trailing '/'. */
+bool manifest_valid_file_path(const char *s);
 bool manifest_valid_interface_name(const char *s);
 bool manifest_valid_member_name(const char *s);

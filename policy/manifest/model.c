@@ -479,6 +479,7 @@ DevicePolicy *device_policy_free(DevicePolicy *p) {
         model_strv_free(p->global_tokens, p->n_global_tokens);
         FREE_ARRAY(p->origins, p->n_origins, origin_grant_free);
         FREE_ARRAY(p->label_origins, p->n_label_origins, origin_grant_free);
+        FREE_ARRAY(p->serve_origins, p->n_serve_origins, origin_grant_free);
         model_strv_free(p->monitor_labels, p->n_monitor_labels);
         free(p);
         return NULL;
@@ -508,6 +509,11 @@ const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const c
 const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
                                                    const char *origin) {
         return find_origin(policy->label_origins, policy->n_label_origins, origin);
+}
+
+const OriginGrant *device_policy_find_serve_origin(const DevicePolicy *policy,
+                                                   const char *origin) {
+        return find_origin(policy->serve_origins, policy->n_serve_origins, origin);
 }
 
 /* --------------------------------------------------------------------- */

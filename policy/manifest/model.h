@@ -239,6 +239,13 @@ typedef struct DevicePolicy {
          */
         OriginGrant **label_origins;
         size_t n_label_origins;
+        /*
+         * Global tokens a package of an origin may serve: guard its D-Bus
+         * members with them and so reach, and be reached by, every holder
+         * ("serve ORIGIN PATTERN...").
+         */
+        OriginGrant **serve_origins;
+        size_t n_serve_origins;
         /* Labels allowed to monitor / eavesdrop on the bus. */
         char **monitor_labels;
         size_t n_monitor_labels;
@@ -288,8 +295,10 @@ DevicePolicy *device_policy_free(DevicePolicy *policy);
 bool device_policy_has_global_token(const DevicePolicy *policy, const char *token);
 /* The rule for an origin: its own line, else the "*" line, else NULL. */
 const OriginGrant *device_policy_find_origin(const DevicePolicy *policy, const char *origin);
-/* The same for "label" lines. */
+/* The same for "label" lines, and for "serve" lines. */
 const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
+                                                   const char *origin);
+const OriginGrant *device_policy_find_serve_origin(const DevicePolicy *policy,
                                                    const char *origin);
 
 /* Takes ownership of device (NULL: the empty device policy), on success only. */

@@ -498,8 +498,7 @@ bool policy_set_may_serve(const PolicySet *set, const Package *package, const ch
         for (size_t i = 0; i < package->n_tokens; i++)
                 if (strcmp(package->tokens[i]->label, token) == 0)
                         return true;
-        Resolver res = { .set = (PolicySet *) set, .package = (Package *) package };
-        return judge(&res, CREDENTIAL_TOKEN, token) == GRANT_GRANTED;
+        return device_policy_allows_serving(set->device, package->origin, token);
 }
 
 /* What check_served() has said already: one warning per token. */
@@ -521,9 +520,10 @@ static int check_served_requirement(Unserved *u, const Requirement *req) {
         if (r < 0)
                 return r;
         return diagnostics_add(u->res->diag, DIAGNOSTIC_WARNING, req->loc.file, req->loc.line,
-                               req->loc.column, "%s guards %s with %s, which package %s neither "
-                               "provides nor may be granted (origin %s): holders of %s get no "
-                               "Smack rule to reach %s for it (dropped)", package->name, u->name,
+                               req->loc.column, "%s guards %s with %s, which package %s "
+                               "neither provides nor may serve (origin %s: the device policy's "
+                               "\"serve\" lines): holders of %s get no Smack rule to reach %s "
+                               "for it, nor it to them (dropped)", package->name, u->name,
                                req->token, package->name,
                                package->origin ? package->origin : "unknown", req->token,
                                package->name);

@@ -57,10 +57,12 @@ int policy_set_load_dir(PolicySet *set, const char *dir, Diagnostics *diag);
 int policy_set_resolve(PolicySet *set, Diagnostics *diag);
 
 /*
- * Whether package may serve token: it provides it, or a request of it
- * would be granted (policy_set_resolve()'s rules for its origin). Only
- * then do the token's holders get Smack rules to reach the package
- * (package-rules.c); policy_set_resolve() warns where a package guards
+ * Whether package may serve token: it provides it, or it is a global
+ * token that the device policy's "serve" lines let the package's origin
+ * serve. Only then do the token's holders and the package get Smack
+ * rules to reach each other (package-rules.c): guarding a member with a
+ * token would otherwise let any package reach every holder of it, which
+ * no holder asked for. policy_set_resolve() warns where a package guards
  * with a token it may not serve.
  */
 bool policy_set_may_serve(const PolicySet *set, const Package *package, const char *token);

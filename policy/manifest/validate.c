@@ -73,6 +73,21 @@ static bool valid_dotted(const char *s, bool allow_dash) {
         return !element_start && elements >= 2;
 }
 
+bool manifest_valid_file_path(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        if (n < 2 || n >= 4096 || s[0] != '/' || s[n - 1] == '/')
+                return false;
+        for (const char *c = s; *c; ) {
+                const char *start = c + 1, *end = strchr(start, '/');
+                size_t len = end ? (size_t) (end - start) : strlen(start);
+                if (len == 0 || (len == 1 && start[0] == '.') ||
+                    (len == 2 && start[0] == '.' && start[1] == '.'))
+                        return false;
+                c = start + len;
+        }
+        return true;
+}
+
 bool manifest_valid_bus_name(const char *s) {
         /* Manifests declare well-known names; unique names (":1.4") never. */
         return valid_dotted(s, true);

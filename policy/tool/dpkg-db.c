@@ -177,32 +177,28 @@ int dpkg_db_package_paths(const DpkgDb *db, const char *package, char ***ret, si
 
 typedef struct ClaimScan {
         const SafeRoot *root;
+        const char *package;            /* the package asking */
         StrMap index;                   /* canonical path -> claim */
+        /* the "from" of a diversion whose "to" is asked about -> that claim */
+        StrMap diverted_from;
+        char **keys;                    /* (owned) diverted_from's keys */
+        size_t n_keys;
         const char *owner;              /* the list being read */
 } ClaimScan;
 
-static DpkgClaim *claim_of(const ClaimScan *scan, const char *name, int *r) {
-        _cleanup_free_ char *canonical = NULL;
+static char *canonical_of(const ClaimScan *scan, const char *name, int *r) {
+        char *canonical = NULL;
 
         *r = safe_root_canonical(scan->root, name, &canonical);
-        if (*r != 0) {
-                if (*r > 0)
-                        *r = 0;         /* "/.", or a name no file can have: matches nothing */
-                return NULL;
-        }
-        return strmap_get(&scan->index, canonical);
+        if (*r > 0)
+                *r = 0;                 /* "/.", or a name no file can have: matches nothing */
+        return canonical;
 }
 
-static int scan_list_line(char *line, void *userdata) {
-        ClaimScan *scan = userdata;
-        DpkgClaim *claim;
-        int r;
+static DpkgClaim *claim_of(const ClaimScan *scan, const StrMap *map, const char *name, int *r) {
+        _cleanup_free_ char *canonical = canonical_of(scan, name, r);
 
-        claim = claim_of(scan, line, &r);
-        if (!claim || claim->listed_by)
-                return r;
-        claim->listed_by = strdup(scan->owner);
-        return claim->listed_by ? 0 : -ENOMEM;
+        return canonical ? strmap_get(map, canonical) : NULL;
 }
 
 static int set_string(char **field, const char *value) {
@@ -210,6 +206,27 @@ static int set_string(char **field, const char *value) {
                 return 0;
         *field = strdup(value);
         return *field ? 0 : -ENOMEM;
+}
+
+static int scan_list_line(char *line, void *userdata) {
+        ClaimScan *scan = userdata;
+        _cleanup_free_ char *canonical = NULL;
+        DpkgClaim *claim;
+        int r;
+
+        canonical = canonical_of(scan, line, &r);
+        if (!canonical)
+                return r;
+        claim = strmap_get(&scan->diverted_from, canonical);
+        if (claim && (r = set_string(&claim->diverted_owner, scan->owner)) < 0)
+                return r;
+        /* The package's own lists only say whose a diverted file is. */
+        if (strcmp(scan->owner, scan->package) == 0)
+                return 0;
+        claim = strmap_get(&scan->index, canonical);
+        if (!claim)
+                return 0;
+        return set_string(&claim->listed_by, scan->owner);
 }
 
 /* ADMINDIR/diversions: triplets of lines "from", "to", "package". */
@@ -226,6 +243,7 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
                 return r == -ENOENT ? 0 : r;
         for (char *line = text, *end; line < text + size; line = end + 1) {
                 DpkgClaim *from, *to;
+                char *key, **keys;
 
                 end = memchr(line, '\n', (size_t) (text + size - line));
                 if (!end)
@@ -235,17 +253,32 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
                 if (n < 3)
                         continue;
                 n = 0;
-                from = claim_of(scan, lines[0], &r);
+                from = claim_of(scan, &scan->index, lines[0], &r);
                 if (r < 0)
                         return r;
-                to = claim_of(scan, lines[1], &r);
+                to = claim_of(scan, &scan->index, lines[1], &r);
                 if (r < 0)
                         return r;
                 if (from && ((r = set_string(&from->diverted_by, lines[2])) < 0 ||
                              (r = set_string(&from->diverted_to, lines[1])) < 0))
                         return r;
-                if (to && ((r = set_string(&to->diverted_by, lines[2])) < 0 ||
-                           (r = set_string(&to->holds_diverted, lines[0])) < 0))
+                if (!to)
+                        continue;
+                if ((r = set_string(&to->diverted_by, lines[2])) < 0 ||
+                    (r = set_string(&to->holds_diverted, lines[0])) < 0)
+                        return r;
+                key = canonical_of(scan, lines[0], &r);
+                if (!key)
+                        return r;
+                keys = reallocarray(scan->keys, scan->n_keys + 1, sizeof(char *));
+                if (!keys) {
+                        free(key);
+                        return -ENOMEM;
+                }
+                scan->keys = keys;
+                scan->keys[scan->n_keys++] = key;
+                r = strmap_put(&scan->diverted_from, key, to);
+                if (r < 0)
                         return r;
         }
         return n == 0 ? 0 : -EBADMSG;
@@ -253,12 +286,15 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
 
 int dpkg_db_claims(const DpkgDb *db, const SafeRoot *root, const char *package,
                    const char *const *paths, size_t n, DpkgClaim *claims) {
-        ClaimScan scan = { .root = root };
+        ClaimScan scan = { .root = root, .package = package };
         glob_t g = {};
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = strmap_put(&scan.index, paths[i], &claims[i]);
+        /* First the diversions, so the lists can say whose a diverted file is. */
+        if (r >= 0 && n > 0)
+                r = scan_diversions(db, &scan);
         if (r >= 0)
                 r = list_files(db, &g);
         for (size_t i = 0; r >= 0 && n > 0 && i < g.gl_pathc; i++) {
@@ -268,15 +304,15 @@ int dpkg_db_claims(const DpkgDb *db, const SafeRoot *root, const char *package,
                         r = -ENOMEM;
                         break;
                 }
-                if (strcmp(owner, package) == 0)
-                        continue;
                 scan.owner = owner;
                 r = for_each_line(g.gl_pathv[i], scan_list_line, &scan);
         }
         globfree(&g);
-        if (r >= 0 && n > 0)
-                r = scan_diversions(db, &scan);
         strmap_deinit(&scan.index);
+        strmap_deinit(&scan.diverted_from);
+        for (size_t i = 0; i < scan.n_keys; i++)
+                free(scan.keys[i]);
+        free(scan.keys);
         return r;
 }
 
@@ -286,6 +322,7 @@ void dpkg_claims_clear(DpkgClaim *claims, size_t n) {
                 free(claims[i].diverted_by);
                 free(claims[i].diverted_to);
                 free(claims[i].holds_diverted);
+                free(claims[i].diverted_owner);
                 claims[i] = (DpkgClaim) {};
         }
 }

@@ -15,6 +15,9 @@ typedef struct DpkgClaim {
         /* (nullable) the path is where a diversion of this one put another
          * package's file: the file here is not the diverter's */
         char *holds_diverted;
+        /* (nullable) with holds_diverted: the package whose list names that
+         * path, whose file this is (this package itself included) */
+        char *diverted_owner;
 } DpkgClaim;
 
 typedef struct DpkgDb DpkgDb;

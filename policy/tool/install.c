@@ -37,7 +37,8 @@
  *    requests, which the origin and checkorigin decide (policy_set_resolve():
  *    what is not granted is a warning and makes no rule); guarding a
  *    member with a token buys reach from its holders only where the
- *    package may hold or provides it (policy_set_may_serve());
+ *    package provides it or the device policy lets its origin serve it
+ *    (policy_set_may_serve());
  *  - bus names: those it declares, first come (policy_set_add()).
  * What the origin adds: which global tokens, POSIX credentials, other
  * packages' checkorigin tokens and extra labels the device maker lets a

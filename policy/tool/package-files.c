@@ -301,9 +301,13 @@ static int foreign_owner(const Collector *c, const Candidate *candidate, char **
                 r = asprintf(ret, "%s diverts it to %s: the file at that path is %s", diverter,
                              claim->diverted_to, strcmp(diverter, ":") == 0 ?
                              "the administrator's" : "that package's");
-        else if (diverter && !own_diversion && claim->holds_diverted)
-                r = asprintf(ret, "it holds the file %s diverted away from %s", diverter,
-                             claim->holds_diverted);
+        else if (diverter && !own_diversion && claim->holds_diverted &&
+                 !(claim->diverted_owner && strcmp(claim->diverted_owner, c->package_name) == 0))
+                r = asprintf(ret, "it is %s%s's file %s, which %s diverted here",
+                             claim->diverted_owner ? "package " : "",
+                             claim->diverted_owner ? claim->diverted_owner : "no package",
+                             claim->holds_diverted, strcmp(diverter, ":") == 0 ?
+                             "the administrator" : diverter);
         else if (claim->listed_by && !own_diversion)
                 r = asprintf(ret, "it belongs to package %s (dpkg lists it for %s)",
                              claim->listed_by, claim->listed_by);

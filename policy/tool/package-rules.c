@@ -10,9 +10,11 @@
  * "App P w" and "P App w" for every package P that provides T or guards
  * one of its D-Bus members with T (oFono guarding its modem methods with
  * the global Cellular), as long as that package may serve the token: it
- * provides it, or its origin may be granted it (policy_set_may_serve()),
- * so that a store package cannot buy two-way reach with every holder of
- * Cellular by guarding one method with it. Nothing is granted that
+ * provides it, or the device policy lets its origin serve that global
+ * token (policy_set_may_serve()). A holder asked for the token, and so
+ * for its provider, not for every package that guards a method with it:
+ * a store package cannot buy two-way reach with every holder of Cellular
+ * by guarding one method with it. Nothing is granted that
  * policy_set_resolve() did not grant: a request the device policy
  * refused, or for a token nobody provides, makes no rule.
  *

@@ -92,6 +92,8 @@ origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAcc
 origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
 label system *
 label com.nokia.maemo *
+serve system *
+serve com.nokia.maemo *
 origin *
 monitor hostile-monitor
 EOF

@@ -53,7 +53,7 @@ static void test_broken_file(void **state) {
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 2, 17,
                           "'pkg::Token' is not a global token name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 3, 1,
-                          "unknown keyword 'grant': lines start with token, origin, label or monitor");
+                          "unknown keyword 'grant': lines start with token, origin, label, serve or monitor");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 5, 1, "origin needs a name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 6, 19,
                           "'Cel*lular' is not a credential pattern");
@@ -139,6 +139,43 @@ static void test_label_lines(void **state) {
         diagnostics_free(diag);
 }
 
+/* "serve ORIGIN PATTERN...": which global tokens a package of an origin may serve. */
+static void test_serve_lines(void **state) {
+        Diagnostics *diag;
+        DevicePolicy *p = NULL;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        static const char text[] = "token Cellular Location TrackerRead\nserve operator Cellular "
+                                   "Tracker*\nserve * Location\n";
+        assert_int_equal(device_policy_parse_buffer(text, sizeof(text) - 1, "s.conf", diag, &p), 0);
+        assert_true(device_policy_allows_serving(p, "operator", "Cellular"));
+        assert_true(device_policy_allows_serving(p, "operator", "TrackerRead"));
+        assert_false(device_policy_allows_serving(p, "operator", "Location"));
+        assert_true(device_policy_allows_serving(p, "thirdparty", "Location"));
+        assert_true(device_policy_allows_serving(p, NULL, "Location"));
+        assert_false(device_policy_allows_serving(p, NULL, "Cellular"));
+        /* Only global tokens: a pattern cannot reach a package's. */
+        assert_false(device_policy_allows_serving(p, "operator", "Tracker::x"));
+        /* serve lines grant nothing to hold. */
+        assert_false(device_policy_allows(p, "operator", "Cellular", false));
+        device_policy_free(p);
+        p = NULL;
+        static const char bad[] = "serve\nserve operator pkg::Token\n";
+        assert_int_equal(device_policy_parse_buffer(bad, sizeof(bad) - 1, "b.conf", diag, &p),
+                         DEVICE_POLICY_E_INVALID);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 1, 1, "serve needs an origin");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 16,
+                          "'pkg::Token' is not a pattern of global tokens");
+        /* The built-in policy: the platform's packages serve every global token; nobody else. */
+        assert_int_equal(device_policy_new_default(&p), 0);
+        assert_true(device_policy_allows_serving(p, "system", "Cellular"));
+        assert_true(device_policy_allows_serving(p, "com.nokia.maemo", "Location"));
+        assert_false(device_policy_allows_serving(p, "thirdparty", "Cellular"));
+        assert_false(device_policy_allows_serving(p, "operator", "Location"));
+        assert_false(device_policy_allows_serving(p, NULL, "Location"));
+        device_policy_free(p);
+        diagnostics_free(diag);
+}
+
 static void test_load_falls_back(void **state) {
         Diagnostics *diag;
         DevicePolicy *p = NULL;
@@ -193,6 +230,7 @@ int main(void) {
                 cmocka_unit_test(test_broken_file),
                 cmocka_unit_test(test_builtin_default),
                 cmocka_unit_test(test_label_lines),
+                cmocka_unit_test(test_serve_lines),
                 cmocka_unit_test(test_load_falls_back),
                 cmocka_unit_test(test_buffers),
         };

@@ -454,6 +454,7 @@ static const struct {
         { "bad-policy-flag", 2, 3, "unknown request policy flag 'sudo'" },
         { "bad-context", 2, 3, "unknown request context 'RUNTIME'" },
         { "relative-for", 4, 5, "for path 'bin/app' is not an absolute path" },
+        { "dotdot-for", 4, 5, "for path '/usr/bin/../sbin/victimd' is not a normal path" },
         { "bad-owner", 4, 7, "owner label 'bad label' is not a valid Smack label" },
         { "missing-value", 6, 11, "needs a value: a token (value=\"Token\") or none (value=\"\")" },
         { "bad-access", 6, 11, "access='rw'" },

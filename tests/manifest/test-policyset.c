@@ -222,7 +222,7 @@ static PolicySet *label_set(void) {
         PolicySet *set = NULL;
         static const char policy[] =
                 "token Cellular Location drm\norigin system *\norigin thirdparty Location\n"
-                "label system *\nlabel operator com.operator.*\nmonitor dbus-monitor\n";
+                "label system *\nlabel operator com.operator.*\nserve system *\nmonitor dbus-monitor\n";
         assert_int_equal(device_policy_parse_buffer(policy, sizeof(policy) - 1, "d", NULL,
                                                     &device), 0);
         assert_int_equal(policy_set_new(device, &set), 0);
@@ -331,7 +331,7 @@ static void test_resolve_drops(void **state) {
         diagnostics_free(diag);
 }
 
-/* Guarding with a token buys reach only where the package may hold it. */
+/* Guarding with a token buys reach only where the package provides it or may serve it. */
 static void test_may_serve(void **state) {
         PolicySet *set = label_set();
         Diagnostics *diag;
@@ -349,13 +349,19 @@ static void test_may_serve(void **state) {
                                     "</interface></node></dbus></provide></aegis>");
         assert_int_equal(policy_set_add(set, store, diag), 0);
         assert_int_equal(policy_set_resolve(set, diag), 0);
+        /* Location it may be granted (thirdparty), but not serve: holders did not ask for it. */
         assert_false(policy_set_may_serve(set, store, "Cellular"));
-        assert_true(policy_set_may_serve(set, store, "Location"));
+        assert_false(policy_set_may_serve(set, store, "Location"));
         assert_true(policy_set_may_serve(set, store, "store::Own"));
         assert_non_null(diagnostics_find(diag, "store guards org.x.store with Cellular, which "
-                                               "package store neither provides nor may be "
-                                               "granted (origin thirdparty)"));
-        assert_null(diagnostics_find(diag, "with Location"));
+                                               "package store neither provides nor may serve "
+                                               "(origin thirdparty"));
+        assert_non_null(diagnostics_find(diag, "store guards org.x.store with Location"));
+        assert_null(diagnostics_find(diag, "with store::Own"));
+        /* The device maker's serve lines: system serves the global tokens. */
+        Package *sys = package_of("sys", "system", "<aegis/>");
+        assert_int_equal(policy_set_add(set, sys, diag), 0);
+        assert_true(policy_set_may_serve(set, sys, "Cellular"));
         policy_set_free(set);
         diagnostics_free(diag);
 }
