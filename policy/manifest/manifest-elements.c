@@ -469,7 +469,13 @@ static void on_provide_credential(Parser *p, Frame *frame, const Frame *parent, 
 /* The rest. */
 
 static void on_plain(Parser *p, Frame *frame, const Frame *parent, const char **v) {
-        /* aegis, provide, account, arg: nothing to build. */
+        /* provide, account, arg: nothing to build. */
+}
+
+static void on_aegis(Parser *p, Frame *frame, const Frame *parent, const char **v) {
+        /* Where to point at what concerns the whole package (its name). */
+        p->package->loc = frame->loc;
+        frame->kind = ELEMENT_AEGIS;
 }
 
 static void on_user(Parser *p, Frame *frame, const Frame *parent, const char **v) {
@@ -492,7 +498,7 @@ static void on_user(Parser *p, Frame *frame, const Frame *parent, const char **v
 typedef void (*ElementHandler)(Parser *p, Frame *frame, const Frame *parent, const char **values);
 
 static const ElementHandler handlers[_ELEMENT_MAX] = {
-        [ELEMENT_AEGIS] = on_plain,
+        [ELEMENT_AEGIS] = on_aegis,
         [ELEMENT_REQUEST] = on_request,
         [ELEMENT_REQUEST_CREDENTIAL] = on_request_credential,
         [ELEMENT_FOR] = on_for,

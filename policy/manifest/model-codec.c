@@ -220,6 +220,7 @@ static void put_request(CodecWriter *w, const Request *req) {
 }
 
 void model_codec_put_package(CodecWriter *w, const Package *p) {
+        put_loc(w, p->loc);
         codec_put_u32(w, (uint32_t) p->n_requests);
         for (size_t i = 0; i < p->n_requests; i++)
                 put_request(w, p->requests[i]);
@@ -469,6 +470,7 @@ int model_codec_get_package(CodecReader *r, const char *name, const char *origin
         if (result < 0)
                 return result;
         d.package = package;
+        package->loc = get_loc(&d);
         n = codec_get_count(r, 13);
         for (uint32_t i = 0; i < n && status(&d) == 0; i++)
                 get_request(&d);

@@ -197,6 +197,7 @@ typedef struct Package {
         char *name;                     /* the package name = its Smack label */
         char *origin;                   /* (nullable) origin passed at install */
         char *file;                     /* manifest path, for diagnostics */
+        SourceLoc loc;                  /* the <aegis> element; zero for an empty file */
         Request **requests;
         size_t n_requests;
         ProvidedToken **tokens;

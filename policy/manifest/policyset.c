@@ -197,7 +197,8 @@ int policy_set_check_labels(const PolicySet *set, const Package *package, Diagno
         if (r < 0)
                 return r;
         if (problem) {
-                r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, 0, 0, "%s", problem);
+                r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, package->loc.line,
+                                    package->loc.column, "%s", problem);
                 if (r < 0)
                         return r;
                 result = POLICY_SET_E_LABEL;
