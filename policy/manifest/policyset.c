@@ -105,75 +105,108 @@ static const Package *label_holder(const PolicySet *set, const Package *self, co
         return holder == self ? NULL : holder;
 }
 
-/* The installed package other than self that names label as an owner, or NULL. */
-static const Package *owner_label_namer(const PolicySet *set, const Package *self,
-                                        const char *label) {
+static bool same_origin(const Package *a, const Package *b) {
+        return a == b || (a->origin && b->origin && strcmp(a->origin, b->origin) == 0);
+}
+
+static const char *origin_name(const Package *package) {
+        return package->origin ? package->origin : "unknown";
+}
+
+/*
+ * The installed package of another origin than self's that names label
+ * (an owner of its bus names, or the package of a pkg::/path binary it
+ * grants to), or NULL; *ret_how says which.
+ */
+static const Package *label_namer(const PolicySet *set, const Package *self, const char *label,
+                                  const char **ret_how) {
         for (size_t p = 0; p < set->n_packages; p++) {
                 const Package *other = set->packages[p];
-                if (other == self)
+                if (other == self || same_origin(other, self))
                         continue;
                 for (size_t i = 0; i < other->n_names; i++)
                         if (model_strv_contains(other->names[i]->owner_labels + 1,
-                                                other->names[i]->n_owner_labels - 1, label))
+                                                other->names[i]->n_owner_labels - 1, label)) {
+                                *ret_how = "as an owner of its bus names";
                                 return other;
+                        }
+                for (size_t i = 0; i < other->n_requests; i++)
+                        for (size_t j = 0; j < other->requests[i]->n_targets; j++) {
+                                const RequestTarget *target = other->requests[i]->targets[j];
+                                if (target->package && strcmp(target->package, label) == 0) {
+                                        *ret_how = "as the package of a binary it grants to";
+                                        return other;
+                                }
+                        }
         }
         return NULL;
 }
 
 /*
- * Why package may not name label as an owner of its bus names (allocated
- * into *ret), or NULL: its own label and those under it always; a label
- * the device policy's "label" lines grant its origin; never Smack's
- * special labels, a token, or a global token.
+ * Why package may not name label, beyond its own (what names it: "owner
+ * label", "binary"), allocated into *ret, or NULL. Its own label and
+ * those under it always; a label the device policy's "label" lines grant
+ * its origin, unless an installed package of another origin holds it;
+ * never Smack's special labels, a token, or a global token.
  */
-static int owner_label_problem(const PolicySet *set, const Package *package, const char *label,
-                               char **ret) {
-        const char *origin = package->origin ? package->origin : "unknown";
+static int foreign_label_problem(const PolicySet *set, const Package *package, const char *what,
+                                 const char *label, char **ret) {
+        const Package *holder;
         int r = 0;
         *ret = NULL;
         if (strcmp(label, package->name) == 0 || policy_label_is_under(label, package->name))
                 return 0;
+        holder = label_holder(set, package, label);
         if (is_special_label(label))
-                r = asprintf(ret, "owner label '%s' is one of Smack's special labels, which "
-                             "no package may name", label);
+                r = asprintf(ret, "%s '%s' is one of Smack's special labels, which no package "
+                             "may name", what, label);
         else if (strstr(label, "::"))
-                r = asprintf(ret, "owner label '%s' is a token (package::Token), not a label "
-                             "a process runs with", label);
+                r = asprintf(ret, "%s '%s' is a token (package::Token), not a label a process "
+                             "runs with", what, label);
         else if (device_policy_has_global_token(set->device, label))
-                r = asprintf(ret, "owner label '%s' is a global token of the device policy, "
-                             "not a label a process runs with", label);
+                r = asprintf(ret, "%s '%s' is a global token of the device policy, not a label "
+                             "a process runs with", what, label);
+        else if (holder && !same_origin(holder, package))
+                r = asprintf(ret, "%s '%s' is package %s's, which comes from another origin "
+                             "(%s, not %s): a package names another's label only where both "
+                             "come from one origin and the device policy grants it", what,
+                             label, holder->name, origin_name(holder), origin_name(package));
         else if (device_policy_grants_label(set->device, package->origin, label))
                 return 0;
-        else {
-                const Package *holder = label_holder(set, package, label);
-                r = asprintf(ret, "owner label '%s' is not package %s's%s%s%s: a package may "
-                             "name its own label, labels %s:NAME under it, and labels the "
-                             "device policy grants its origin (\"label %s ...\" lines)", label,
+        else
+                r = asprintf(ret, "%s '%s' is not package %s's%s%s%s: a package may name its "
+                             "own label, labels %s:NAME under it, and labels the device policy "
+                             "grants its origin (\"label %s ...\" lines)", what, label,
                              package->name, holder ? " (it is package " : "",
                              holder ? holder->name : "", holder ? "'s)" : "", package->name,
-                             origin);
-        }
+                             origin_name(package));
         return r < 0 ? -ENOMEM : 0;
+}
+
+static int owner_label_problem(const PolicySet *set, const Package *package, const char *label,
+                               char **ret) {
+        return foreign_label_problem(set, package, "owner label", label, ret);
 }
 
 /* Why package may not grant its credentials to target, another package's binary (or NULL). */
 static int target_problem(const PolicySet *set, const Package *package,
                           const RequestTarget *target, char **ret) {
+        _cleanup_free_ char *problem = NULL;
         *ret = NULL;
-        if (!target->package || strcmp(target->package, package->name) == 0 ||
-            (!device_policy_has_global_token(set->device, target->package) &&
-             device_policy_grants_label(set->device, package->origin, target->package)))
+        if (!target->package)
                 return 0;
-        return asprintf(ret, "binary %s::%s is package %s's: a package grants its credentials "
-                        "to another package's binary only where the device policy grants its "
-                        "origin that label (\"label %s ...\" lines)", target->package,
-                        target->path ? target->path : "", target->package,
-                        package->origin ? package->origin : "unknown") < 0 ? -ENOMEM : 0;
+        int r = foreign_label_problem(set, package, "the package of binary", target->package,
+                                      &problem);
+        if (r < 0 || !problem)
+                return r;
+        return asprintf(ret, "%s (%s::%s): it would be granted this package's credentials",
+                        problem, target->package, target->path ? target->path : "") < 0 ?
+                -ENOMEM : 0;
 }
 
 /* Why a package may not be called package->name (allocated into *ret), or NULL. */
 static int package_name_problem(const PolicySet *set, const Package *package, char **ret) {
-        const char *name = package->name;
+        const char *name = package->name, *how = NULL;
         const Package *namer;
         int r = 0;
         *ret = NULL;
@@ -184,10 +217,11 @@ static int package_name_problem(const PolicySet *set, const Package *package, ch
                  !device_policy_grants_label(set->device, package->origin, name))
                 r = asprintf(ret, "package name '%s' is a monitor label of the device policy, "
                              "which origin %s is not granted (\"label\" lines)", name,
-                             package->origin ? package->origin : "unknown");
-        else if ((namer = owner_label_namer(set, package, name)))
-                r = asprintf(ret, "package name '%s' is a label package %s already names as an "
-                             "owner of its bus names: that label is taken", name, namer->name);
+                             origin_name(package));
+        else if ((namer = label_namer(set, package, name, &how)))
+                r = asprintf(ret, "package name '%s' is a label package %s (origin %s) already "
+                             "names %s: that label is taken for its origin, not %s", name,
+                             namer->name, origin_name(namer), how, origin_name(package));
         return r < 0 ? -ENOMEM : 0;
 }
 
@@ -387,10 +421,6 @@ typedef struct Resolver {
         Package *package;
         Diagnostics *diag;
 } Resolver;
-
-static bool same_origin(const Package *a, const Package *b) {
-        return a == b || (a->origin && b->origin && strcmp(a->origin, b->origin) == 0);
-}
 
 /* The verdict for one concrete credential name of a kind. */
 static GrantResult judge(const Resolver *res, CredentialKind kind, const char *name) {

@@ -259,8 +259,9 @@ static void test_owner_labels(void **state) {
                     "label, labels store:NAME under it, and labels the device policy grants its "
                     "origin (\"label thirdparty ...\" lines)");
         check_owner(set, "store", "thirdparty", "victim",
-                    "owner label 'victim' is not package store's (it is package victim's)");
-        check_owner(set, "store", "thirdparty", "victim:sub", "(it is package victim's)");
+                    "owner label 'victim' is package victim's, which comes from another origin "
+                    "(system, not thirdparty)");
+        check_owner(set, "store", "thirdparty", "victim:sub", "is package victim's");
         check_owner(set, "store", NULL, "store-helper", "origin (\"label unknown ...\" lines)");
         check_owner(set, "store", "thirdparty", "store::Token", "is a token (package::Token)");
         check_owner(set, "store", "thirdparty", "Location", "is a global token of the device");
@@ -273,6 +274,14 @@ static void test_owner_labels(void **state) {
         check_owner(set, "sys", "system", "_", "one of Smack's special labels");
         check_owner(set, "sys", "system", "Cellular", "is a global token");
         check_owner(set, "op", "operator", "com.operator.helper", NULL);
+        /* Even granted every label, not one an installed package of another origin holds. */
+        assert_int_equal(policy_set_add(set, package_of("helperd", "thirdparty", "<aegis/>"),
+                                        NULL), 0);
+        check_owner(set, "sys", "system", "helperd",
+                    "owner label 'helperd' is package helperd's, which comes from another "
+                    "origin (thirdparty, not system)");
+        check_owner(set, "sys", "system", "helperd:sub", "is package helperd's");
+        assert_int_equal(policy_set_remove(set, "helperd"), 0);
         check_owner(set, "op", "operator", "com.other", "is not package op's");
         policy_set_free(set);
 }
@@ -303,7 +312,25 @@ static void test_package_names(void **state) {
         assert_int_equal(policy_set_add(set, helper, diag), 0);
         assert_int_equal(policy_set_check_labels(set, helper, diag), POLICY_SET_E_LABEL);
         assert_non_null(diagnostics_find(diag, "package name 'helper' is a label package sys "
-                                               "already names as an owner"));
+                                               "(origin system) already names as an owner of "
+                                               "its bus names: that label is taken for its "
+                                               "origin, not thirdparty"));
+        /* ...and so is the package of a binary another origin's package grants to. */
+        Package *host = package_of("host", "system",
+                                   "<aegis><request><credential name=\"Cellular\"/>"
+                                   "<for path=\"launcher::/usr/bin/launcher\"/></request></aegis>");
+        assert_int_equal(policy_set_add(set, host, diag), 0);
+        Package *launcher = package_of("launcher", "thirdparty", "<aegis/>");
+        assert_int_equal(policy_set_add(set, launcher, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, launcher, diag), POLICY_SET_E_LABEL);
+        assert_non_null(diagnostics_find(diag, "package name 'launcher' is a label package host "
+                                               "(origin system) already names as the package of "
+                                               "a binary it grants to"));
+        /* The same origin may take it: the host's own origin's launcher. */
+        assert_int_equal(policy_set_remove(set, "launcher"), 0);
+        launcher = package_of("launcher", "system", "<aegis/>");
+        assert_int_equal(policy_set_add(set, launcher, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, launcher, diag), 0);
         policy_set_free(set);
         diagnostics_free(diag);
 }
@@ -326,8 +353,11 @@ static void test_resolve_drops(void **state) {
                           "owner label 'System' is not package old's");
         assert_non_null(diagnostics_find(diag, "dropped, it may not own org.x.old"));
         assert_true(plugin->requests[0]->targets[0]->refused);
-        assert_non_null(diagnostics_find(diag, "binary victim::/usr/bin/victimd is package "
-                                               "victim's"));
+        assert_non_null(diagnostics_find(diag, "the package of binary 'victim' is package "
+                                               "victim's, which comes from another origin"));
+        assert_non_null(diagnostics_find(diag, "(victim::/usr/bin/victimd): it would be granted "
+                                               "this package's credentials: it is granted "
+                                               "nothing"));
         policy_set_free(set);
         diagnostics_free(diag);
 }

@@ -87,7 +87,7 @@ check "install the launcher" 0 $?
 load_before=$(sort /sys/fs/smackfs/load2)
 out=$("$tool" install --origin thirdparty plugin-a "$t/plugin-a.xml" 2>&1)
 check "a store plugin may not grant to the launcher" 3 $?
-echo "$out" | grep -qE "plugin-a.xml:4:5: error: binary launcher::/usr/bin/launcher is package launcher's"
+echo "$out" | grep -qE "plugin-a.xml:4:5: error: the package of binary 'launcher' is package launcher's"
 check "the refusal names file:line:column" 0 $?
 check "the refused store plugin changed no kernel rule" "$load_before" "$(sort /sys/fs/smackfs/load2)"
 check "launcher does not hold Location" 0 "$(access launcher Location w)"
