@@ -41,9 +41,11 @@ bool manifest_valid_package_label(const char *s) {
         /*
          * One rule with the token names' (policy/db, token-name.c), and no
          * colon at all: "PACKAGE:NAME" are the labels under a package's, so
-         * no package may be called what is under another's.
+         * no package may be called what is under another's. Nor may it
+         * contain ".tmp-": mssf-policy's files are named after packages,
+         * and NAME.tmp-XXXXXX are its unfinished writes, which it removes.
          */
-        return db_name_is_package_label(s) && !strchr(s, ':');
+        return db_name_is_package_label(s) && !strchr(s, ':') && !strstr(s, ".tmp-");
 }
 
 /* Dot-separated elements, at least two; dash allowed only in bus names. */

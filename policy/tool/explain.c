@@ -85,7 +85,7 @@ static int read_rule_store(const char *dir_path, SmackRules *rules) {
         while ((entry = readdir(dir))) {
                 _cleanup_free_ char *path = NULL, *text = NULL;
 
-                if (entry->d_name[0] == '.' || strstr(entry->d_name, ".tmp-"))
+                if (entry->d_name[0] == '.' || fileio_is_temporary(entry->d_name))
                         continue;
                 path = fileio_join(dir_path, entry->d_name);
                 if (!path) {

@@ -178,6 +178,12 @@ int fileio_openat2(int dirfd, const char *path, struct open_how *how) {
         return fd < 0 ? -errno : (int) fd;
 }
 
+bool fileio_is_temporary(const char *name) {
+        const char *tmp = strstr(name, ".tmp-");
+
+        return tmp && tmp != name && strlen(tmp + 5) == 6 && !strchr(tmp + 5, '.');
+}
+
 int fileio_unlink(const char *path) {
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;

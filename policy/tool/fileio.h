@@ -43,6 +43,9 @@ struct open_how;
  */
 int fileio_openat2(int dirfd, const char *path, struct open_how *how);
 
+/* Whether a directory entry is one of fileio_write_atomic()'s unfinished writes ("NAME.tmp-XXXXXX"). */
+bool fileio_is_temporary(const char *name);
+
 /* unlink that treats an absent file as done. */
 int fileio_unlink(const char *path);
 

@@ -282,7 +282,7 @@ static int read_store(InstallPlan *plan, const ToolPaths *paths, SmackRules *old
                 _cleanup_free_ char *path = NULL, *text = NULL;
                 RuleFile *file;
 
-                if (entry->d_name[0] == '.' || strstr(entry->d_name, ".tmp-"))
+                if (entry->d_name[0] == '.' || fileio_is_temporary(entry->d_name))
                         continue;
                 path = fileio_join(paths->rules_dir, entry->d_name);
                 if (!path) {

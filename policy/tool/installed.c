@@ -224,7 +224,7 @@ int installed_names(const ToolPaths *paths, char ***ret, size_t *ret_n) {
 /* Every file in the origin directory but hidden and temporary ones. */
 static int entry_origin(const char *entry, char **ret) {
         *ret = NULL;
-        if (entry[0] == '.' || strstr(entry, ".tmp-"))
+        if (entry[0] == '.' || fileio_is_temporary(entry))
                 return 0;
         *ret = strdup(entry);
         return *ret ? 0 : -ENOMEM;

@@ -492,13 +492,6 @@ int journal_read(const ToolPaths *paths, Journal **ret, unsigned *ret_line) {
         return journal_parse(text, size, ret, ret_line);
 }
 
-/* "NAME.tmp-XXXXXX", as mkostemp() in fileio_write_atomic() makes them. */
-static bool is_temporary(const char *name) {
-        const char *tmp = strstr(name, ".tmp-");
-
-        return tmp && tmp != name && strlen(tmp + 5) == 6 && !strchr(tmp + 5, '.');
-}
-
 int journal_clean_temporaries(const char *dir_path) {
         DIR *dir = opendir(dir_path);
         struct dirent *entry;
@@ -509,7 +502,7 @@ int journal_clean_temporaries(const char *dir_path) {
         while ((entry = readdir(dir))) {
                 _cleanup_free_ char *path = NULL;
 
-                if (!is_temporary(entry->d_name))
+                if (!fileio_is_temporary(entry->d_name))
                         continue;
                 path = fileio_join(dir_path, entry->d_name);
                 if (!path) {

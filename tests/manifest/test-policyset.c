@@ -293,6 +293,9 @@ static void test_package_names(void **state) {
         /* Not a valid package name at all: ':' makes labels under another package's. */
         assert_false(manifest_valid_package_label("victim:sub"));
         assert_true(manifest_valid_package_label("victim.sub"));
+        /* Nor what mssf-policy's unfinished writes are called (its files are named after packages). */
+        assert_false(manifest_valid_package_label("a.tmp-abcdef"));
+        assert_false(manifest_valid_package_label("a.tmp-b"));
 
         Package *drm = package_of("drm", "thirdparty", "<aegis/>");
         assert_int_equal(policy_set_add(set, drm, diag), 0);
