@@ -20,6 +20,7 @@
 #include "model-build.h"
 #include "policyset.h"
 #include "setindex.h"
+#include "strmap.h"
 
 /* --------------------------------------------------------------------- */
 /* Adding and removing. */
@@ -476,8 +477,14 @@ static int add_grant(Resolver *res, const Request *request, const Credential *c,
         return quiet_denial ? 0 : report(res, c, name, result);
 }
 
-/* match="...": every known token the pattern covers, each judged alone. */
-static int expand_match(Resolver *res, const Request *request, const Credential *c) {
+/*
+ * match="...": every known token the pattern covers, each judged alone,
+ * once per request however many of its patterns cover it (seen: the
+ * request's tokens so far), so that a manifest of many patterns over
+ * many tokens costs what its distinct grants cost.
+ */
+static int expand_match(Resolver *res, const Request *request, const Credential *c,
+                        StrMap *seen) {
         const PolicySet *set = res->set;
         size_t matched = 0;
         for (size_t i = 0; i < set->device->n_global_tokens; i++) {
@@ -485,7 +492,10 @@ static int expand_match(Resolver *res, const Request *request, const Credential 
                 if (fnmatch(c->name, name, 0) != 0)
                         continue;
                 matched++;
-                if (add_grant(res, request, c, CREDENTIAL_TOKEN, name, true) < 0)
+                if (strmap_get(seen, name))
+                        continue;
+                if (strmap_put(seen, name, (void *) name) < 0 ||
+                    add_grant(res, request, c, CREDENTIAL_TOKEN, name, true) < 0)
                         return -ENOMEM;
         }
         for (size_t i = 0; i < set->n_packages; i++)
@@ -494,7 +504,10 @@ static int expand_match(Resolver *res, const Request *request, const Credential 
                         if (fnmatch(c->name, label, 0) != 0)
                                 continue;
                         matched++;
-                        if (add_grant(res, request, c, CREDENTIAL_TOKEN, label, true) < 0)
+                        if (strmap_get(seen, label))
+                                continue;
+                        if (strmap_put(seen, label, (void *) label) < 0 ||
+                            add_grant(res, request, c, CREDENTIAL_TOKEN, label, true) < 0)
                                 return -ENOMEM;
                 }
         if (matched > 0)
@@ -514,13 +527,16 @@ static int resolve_package(Resolver *res) {
         package->n_grants = 0;
         for (size_t i = 0; i < package->n_requests; i++) {
                 const Request *request = package->requests[i];
-                for (size_t j = 0; j < request->n_credentials; j++) {
+                StrMap seen = {};
+                int r = 0;
+                for (size_t j = 0; j < request->n_credentials && r >= 0; j++) {
                         const Credential *c = request->credentials[j];
-                        int r = c->kind == CREDENTIAL_MATCH ? expand_match(res, request, c) :
+                        r = c->kind == CREDENTIAL_MATCH ? expand_match(res, request, c, &seen) :
                                 add_grant(res, request, c, c->kind, c->name, false);
-                        if (r < 0)
-                                return r;
                 }
+                strmap_deinit(&seen);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

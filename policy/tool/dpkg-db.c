@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,26 +89,49 @@ static char *list_package(const char *file) {
         return strndup(base, (size_t) (end - base));
 }
 
-/* Call fn for every line of file (NUL-terminated in place). */
+/* Longer lines name no file (PATH_MAX). */
+#define DPKG_DB_LINE_MAX 4096
+
+static void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
+
+/*
+ * Call fn for every line of file, read a line at a time: another
+ * package's list of any size is read through (one that could not be read
+ * would have to stop everyone's install, since it might name the file in
+ * question). A line longer than a path can be names no file and is
+ * skipped whole.
+ */
 static int for_each_line(const char *file, int (*fn)(char *line, void *userdata),
                          void *userdata) {
-        _cleanup_free_ char *text = NULL;
-        size_t size = 0;
+        _cleanup_(fclosep) FILE *f = fopen(file, "re");
+        char line[DPKG_DB_LINE_MAX + 2];
+        bool skipping = false;
         int r;
 
-        r = fileio_read(file, &text, &size);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (char *line = text, *end; line < text + size; line = end + 1) {
-                end = memchr(line, '\n', (size_t) (text + size - line));
-                if (!end)
-                        end = text + size;
-                *end = '\0';
+        if (!f)
+                return errno == ENOENT ? 0 : -errno;
+        while (fgets(line, sizeof(line), f)) {
+                size_t n = strlen(line);
+                bool ends = n > 0 && line[n - 1] == '\n';
+
+                if (skipping) {
+                        skipping = !ends;       /* the rest of a long line */
+                        continue;
+                }
+                if (!ends && n == sizeof(line) - 1) {
+                        skipping = true;
+                        continue;
+                }
+                if (ends)
+                        line[n - 1] = '\0';
                 r = fn(line, userdata);
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return ferror(f) ? -EIO : 0;
 }
 
 /* The list files, ADMINDIR/info/NAME.list, sorted. */

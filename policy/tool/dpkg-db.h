@@ -32,8 +32,8 @@ int dpkg_db_info_file(const DpkgDb *db, const char *package, const char *suffix,
 /*
  * Every line of package's file lists (every architecture's), as dpkg
  * wrote them: 0 with *ret (allocated strings, NULL when dpkg lists
- * nothing for it) and *ret_n, or -errno. Bounded: a list larger than
- * FILEIO_MAX_SIZE is -EFBIG.
+ * nothing for it) and *ret_n, or -errno. Read a line at a time, of any
+ * size; a line longer than a path is skipped.
  */
 int dpkg_db_package_paths(const DpkgDb *db, const char *package, char ***ret, size_t *ret_n);
 
