@@ -261,8 +261,12 @@ int integrity_plan_save(const SafeRoot *root, const IntegrityPlan *plan, Integri
 
                 saved[i].file = strdup(plan->entries[i].file);
                 r = saved[i].file ? safe_root_open(root, plan->entries[i].path, &fd, &st) : -ENOMEM;
-                if (r == 0)
+                if (r == 0) {
+                        saved[i].has_inode = true;
+                        saved[i].dev = (uint64_t) st.st_dev;
+                        saved[i].ino = (uint64_t) st.st_ino;
                         r = fileio_fget_xattr(fd, IMA_XATTR, &value, &saved[i].value_size);
+                }
                 if (r < 0) {
                         integrity_saved_free(saved, n);
                         return r;
@@ -273,8 +277,13 @@ int integrity_plan_save(const SafeRoot *root, const IntegrityPlan *plan, Integri
         return 0;
 }
 
+/* integrity_plan_restore(): another inode at the path than the journal's. */
+#define ENTRY_REPLACED 100
+
 static const char *verdict_text(int verdict) {
         switch (verdict) {
+        case ENTRY_REPLACED:
+                return "another file is at that path now than the one the change was to touch";
         case SAFE_ROOT_E_MISSING:
                 return "it is gone";
         case SAFE_ROOT_E_SYMLINK:
@@ -308,6 +317,9 @@ int integrity_plan_restore(const SafeRoot *root, const IntegritySaved *saved, si
                 r = safe_root_open(root, path, &fd, &st);
                 if (r < 0)
                         return r;
+                if (r == 0 && s->has_inode &&
+                    ((uint64_t) st.st_dev != s->dev || (uint64_t) st.st_ino != s->ino))
+                        r = ENTRY_REPLACED;
                 if (r > 0) {
                         diagnostics_add(diag, DIAGNOSTIC_WARNING, source, s->line, 0,
                                         "%s: %s, so its %s from before the interrupted change "

@@ -37,6 +37,11 @@ typedef struct IntegritySaved {
         char *file;                     /* as in IntegrityEntry */
         uint8_t *value;                 /* (nullable) NULL: the file had none */
         size_t value_size;
+        /* The file the change was to touch (device, inode); false: not known
+         * (it could not be opened, or a journal older than version 4). */
+        bool has_inode;
+        uint64_t dev;
+        uint64_t ino;
         unsigned line;                  /* where the journal recorded it (diagnostics), or 0 */
 } IntegritySaved;
 
@@ -75,9 +80,10 @@ void integrity_saved_free(IntegritySaved *saved, size_t n);
  * undoes an interrupted change (nothing is hashed, no md5sums consulted).
  * Each file must lie under the root, else INTEGRITY_E_INVALID with
  * "source:line: error" in diag (the journal is not this root's). A file
- * that is gone, or is no longer a regular file reached without a symlink,
- * is left out with a warning: nothing is written where the change did not
- * write.
+ * that is gone, is no longer a regular file reached without a symlink, or
+ * (where the journal knows it) is no longer the very inode the change was
+ * to touch, is left out with a warning: nothing is written where the
+ * change did not write.
  */
 int integrity_plan_restore(const SafeRoot *root, const IntegritySaved *saved, size_t n,
                            const char *source, Diagnostics *diag, IntegrityPlan **ret);

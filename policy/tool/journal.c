@@ -33,21 +33,26 @@
  *     package NAME
  *     ima-files COUNT
  *     file SIZE                (COUNT times: SIZE bytes of path, then a newline,
- *     <SIZE bytes>\n           then the value as it was: lower-case hex,
- *     ima HEX                  "ima absent" for none, "ima empty" for
+ *     <SIZE bytes>\n           the file's device and inode in decimal
+ *     inode DEV INO            ("inode unknown" when it could not be opened),
+ *     ima HEX                  then the value as it was: lower-case hex,
+ *                              "ima absent" for none, "ima empty" for
  *                              a value of no bytes)
  *     origin-file SIZE         ("origin-file absent" when there was none)
  *     <SIZE bytes>
  *     manifest SIZE            ("manifest absent" when not installed)
  *     <SIZE bytes>
- * Version 2 is the same without the ima-files section; version 1 (before
- * origin files had more than the origin, see registration.h) also had
- * "origin ORIGIN" ("-" for none) instead of origin-file. Both are still
- * read; for them recovery plans the hashes again (journal.h).
+ * Version 3 is the same without the inode lines (recovery then writes on
+ * whatever regular file is at the path). Version 2 is the same without
+ * the ima-files section; version 1 (before origin files had more than the
+ * origin, see registration.h) also had "origin ORIGIN" ("-" for none)
+ * instead of origin-file. All are still read; for 1 and 2 recovery plans
+ * the hashes again (journal.h).
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,7 +71,8 @@
 
 #define JOURNAL_MAGIC_1 "mssf-policy journal 1"
 #define JOURNAL_MAGIC_2 "mssf-policy journal 2"
-#define JOURNAL_MAGIC "mssf-policy journal 3"
+#define JOURNAL_MAGIC_3 "mssf-policy journal 3"
+#define JOURNAL_MAGIC "mssf-policy journal 4"
 /* The shortest entry of ima-files: "file 1\n/\nima absent\n". */
 #define JOURNAL_MIN_IMA_ENTRY 20u
 
@@ -99,7 +105,12 @@ static int format_file(FILE *f, const char *key, const char *path) {
 static void format_ima(FILE *f, const IntegritySaved *saved, size_t n) {
         fprintf(f, "ima-files %zu\n", n);
         for (size_t i = 0; i < n; i++) {
-                fprintf(f, "file %zu\n%s\nima", strlen(saved[i].file), saved[i].file);
+                fprintf(f, "file %zu\n%s\n", strlen(saved[i].file), saved[i].file);
+                if (saved[i].has_inode)
+                        fprintf(f, "inode %" PRIu64 " %" PRIu64 "\n", saved[i].dev, saved[i].ino);
+                else
+                        fputs("inode unknown\n", f);
+                fputs("ima", f);
                 if (!saved[i].value)
                         fputs(" absent", f);
                 else if (saved[i].value_size == 0)
@@ -346,8 +357,31 @@ static int parse_value(const char *text, IntegritySaved *saved) {
  * One "file SIZE\n<path>\nima VALUE\n" entry: a normal absolute path that
  * seen does not hold yet. On failure *p is at the line that is wrong.
  */
-static int take_ima_entry(IntegritySaved *saved, StrMap *seen, const char **p, const char *end) {
-        _cleanup_free_ char *file = NULL, *value = NULL;
+/* "DEV INO" (two decimal numbers) or "unknown", into saved. */
+static int parse_inode(const char *text, IntegritySaved *saved) {
+        unsigned long long dev, ino;
+        char *tail = NULL;
+
+        if (strcmp(text, "unknown") == 0)
+                return 0;
+        if (!isdigit((unsigned char) text[0]))
+                return JOURNAL_E_CORRUPT;
+        errno = 0;
+        dev = strtoull(text, &tail, 10);
+        if (errno != 0 || *tail != ' ' || !isdigit((unsigned char) tail[1]))
+                return JOURNAL_E_CORRUPT;
+        ino = strtoull(tail + 1, &tail, 10);
+        if (errno != 0 || *tail != '\0')
+                return JOURNAL_E_CORRUPT;
+        saved->has_inode = true;
+        saved->dev = dev;
+        saved->ino = ino;
+        return 0;
+}
+
+static int take_ima_entry(IntegritySaved *saved, StrMap *seen, const char **p, const char *end,
+                          bool with_inode) {
+        _cleanup_free_ char *file = NULL, *value = NULL, *inode = NULL;
         const char *field = *p;
         size_t size = 0;
         int r;
@@ -363,6 +397,16 @@ static int take_ima_entry(IntegritySaved *saved, StrMap *seen, const char **p, c
                 return r;
         }
         field = ++*p;
+        if (with_inode) {
+                r = take_field(p, end, "inode", &inode);
+                if (r == 0)
+                        r = parse_inode(inode, saved);
+                if (r != 0) {
+                        *p = field;
+                        return r;
+                }
+                field = *p;
+        }
         r = take_field(p, end, "ima", &value);
         if (r == 0)
                 r = parse_value(value, saved);
@@ -388,8 +432,9 @@ static unsigned line_at(LineCounter *lines, const char *p) {
         return lines->line;
 }
 
-/* Version 3's "ima-files COUNT" and its entries. */
-static int take_ima_files(Journal *j, const char **p, const char *end, LineCounter *lines) {
+/* Version 3's and 4's "ima-files COUNT" and its entries. */
+static int take_ima_files(Journal *j, const char **p, const char *end, LineCounter *lines,
+                          bool with_inodes) {
         _cleanup_free_ char *count = NULL;
         const char *field = *p;
         size_t n, most = (size_t) (end - *p) / JOURNAL_MIN_IMA_ENTRY;
@@ -412,15 +457,16 @@ static int take_ima_files(Journal *j, const char **p, const char *end, LineCount
         j->n_ima = n;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 j->ima[i].line = line_at(lines, *p);
-                r = take_ima_entry(&j->ima[i], &seen, p, end);
+                r = take_ima_entry(&j->ima[i], &seen, p, end, with_inodes);
         }
         strmap_deinit(&seen);
         return r;
 }
 
-/* The version its first line says (1, 2 or 3), or 0. */
+/* The version its first line says (1 to 4), or 0. */
 static int journal_version(const char *text, size_t size) {
-        const char *magics[] = { JOURNAL_MAGIC_1 "\n", JOURNAL_MAGIC_2 "\n", JOURNAL_MAGIC "\n" };
+        const char *magics[] = { JOURNAL_MAGIC_1 "\n", JOURNAL_MAGIC_2 "\n", JOURNAL_MAGIC_3 "\n",
+                                 JOURNAL_MAGIC "\n" };
 
         for (size_t i = 0; i < ELEMENTSOF(magics); i++)
                 if (size > strlen(magics[i]) && memcmp(text, magics[i], strlen(magics[i])) == 0)
@@ -444,8 +490,8 @@ static int parse_into(const char *text, size_t size, Journal *j, const char **re
                 p = package_line;
                 r = JOURNAL_E_CORRUPT;
         }
-        if (r == 0 && version == 3)
-                r = take_ima_files(j, &p, end, &lines);
+        if (r == 0 && version >= 3)
+                r = take_ima_files(j, &p, end, &lines, version >= 4);
         if (r == 0)
                 r = version == 1 ? take_origin_line(j, &p, end) : take_origin_file(j, &p, end);
         if (r == 0)

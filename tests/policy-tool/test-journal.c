@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -77,6 +78,12 @@ static void test_round_trip(void **state) {
         assert_true(journal->has_ima);
         assert_int_equal(journal->n_ima, 2);
         assert_string_equal(journal->ima[0].file, a);
+        /* Which file it was: the same inode must be there for recovery to write. */
+        struct stat st;
+        assert_int_equal(stat(a, &st), 0);
+        assert_true(journal->ima[0].has_inode);
+        assert_true(journal->ima[0].dev == (uint64_t) st.st_dev);
+        assert_true(journal->ima[0].ino == (uint64_t) st.st_ino);
         assert_int_equal(journal->ima[0].value_size, sizeof(signature));
         assert_memory_equal(journal->ima[0].value, signature, sizeof(signature));
         assert_int_equal(journal->ima[0].line, 4);
@@ -146,6 +153,40 @@ static void test_refused_with_the_line(void **state) {
 }
 
 /* A value longer than any xattr, NUL bytes, and a wrong package line. */
+/* Version 4 adds each file's device and inode ("unknown" when it could not be opened). */
+static void test_inodes(void **state) {
+        static const Case cases[] = {
+                { "ima-files 1\nfile 2\n/a\ninode 2049 1234\nima absent\n", 0 },
+                { "ima-files 1\nfile 2\n/a\ninode unknown\nima 0404\n", 0 },
+                { "ima-files 1\nfile 2\n/a\nima absent\n", 6 },     /* no inode line */
+                { "ima-files 1\nfile 2\n/a\ninode 2049\nima absent\n", 6 },
+                { "ima-files 1\nfile 2\n/a\ninode 2049 x\nima absent\n", 6 },
+                { "ima-files 1\nfile 2\n/a\ninode -1 2\nima absent\n", 6 },
+                { "ima-files 1\nfile 2\n/a\ninode 1 2 3\nima absent\n", 6 },
+                { "ima-files 1\nfile 2\n/a\ninode 99999999999999999999999 2\nima absent\n", 6 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL;
+                Journal *journal = NULL;
+                unsigned line = 0;
+                int r;
+
+                assert_true(asprintf(&text, "mssf-policy journal 4\npackage maps\n%s"
+                                     "origin-file absent\nmanifest absent\n", cases[i].ima) > 0);
+                r = journal_parse(text, strlen(text), &journal, &line);
+                if (r != (cases[i].line ? JOURNAL_E_CORRUPT : 0) || line != cases[i].line)
+                        fail_msg("case %zu: %d at line %u, expected line %u:\n%s", i, r, line,
+                                 cases[i].line, text);
+                if (i == 0)
+                        assert_true(journal->ima[0].has_inode && journal->ima[0].dev == 2049 &&
+                                    journal->ima[0].ino == 1234);
+                if (i == 1)
+                        assert_false(journal->ima[0].has_inode);
+                journal_free(journal);
+        }
+}
+
 static void test_bounds(void **state) {
         static const char head[] = "mssf-policy journal 3\npackage maps\nima-files 1\nfile 2\n/a\nima ";
         static const char tail[] = "\norigin-file absent\nmanifest absent\n";
@@ -240,14 +281,58 @@ static void test_restore_stays_in_the_root(void **state) {
         paths_free(p);
 }
 
+/*
+ * Recovery writes only on the inode the interrupted change was to touch:
+ * a file renamed or linked over the path since (a hard link to another
+ * package's binary, say) is left alone.
+ */
+static void test_restore_same_inode(void **state) {
+        Paths *p = paths_new();
+        _cleanup_free_ char *same = fileio_join(p->fixture->root, "same");
+        _cleanup_free_ char *other = fileio_join(p->fixture->root, "other");
+        _cleanup_free_ char *victim = fileio_join(p->fixture->root, "victim");
+        _cleanup_(diagnostics_freep) Diagnostics *diag = NULL;
+        _cleanup_(integrity_plan_freep) IntegrityPlan *plan = NULL;
+        _cleanup_(safe_root_freep) SafeRoot *root = NULL;
+        struct stat st_same, st_other;
+
+        tool_fixture_write(p->fixture->root, "same", "same\n");
+        tool_fixture_write(p->fixture->root, "other", "other\n");
+        tool_fixture_write(p->fixture->root, "victim", "victim\n");
+        assert_int_equal(stat(same, &st_same), 0);
+        assert_int_equal(stat(other, &st_other), 0);
+        /* The change touched "other"; then the victim was linked over its path. */
+        assert_int_equal(unlink(other), 0);
+        assert_int_equal(link(victim, other), 0);
+        IntegritySaved saved[] = {
+                { .file = same, .has_inode = true, .dev = st_same.st_dev, .ino = st_same.st_ino,
+                  .line = 3 },
+                { .file = other, .has_inode = true, .dev = st_other.st_dev,
+                  .ino = st_other.st_ino, .line = 7 },
+        };
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(safe_root_new(p->fixture->root, &root), 0);
+        assert_int_equal(integrity_plan_restore(root, saved, 2, "J", diag, &plan), 0);
+        assert_int_equal(plan->n_entries, 1);
+        assert_string_equal(plan->entries[0].file, same);
+        const Diagnostic *d = diagnostics_find(diag, "another file is at that path now than the "
+                                                     "one the change was to touch");
+        assert_non_null(d);
+        assert_string_equal(d->file, "J");
+        assert_int_equal(d->line, 7);
+        paths_free(p);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_no_plan_is_an_empty_list),
                 cmocka_unit_test(test_refused_with_the_line),
+                cmocka_unit_test(test_inodes),
                 cmocka_unit_test(test_bounds),
                 cmocka_unit_test(test_version_2),
                 cmocka_unit_test(test_restore_stays_in_the_root),
+                cmocka_unit_test(test_restore_same_inode),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
