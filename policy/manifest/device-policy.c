@@ -2,7 +2,8 @@
  * The device policy: which global tokens exist, which credentials a
  * package from each origin may be granted, which labels beyond its own a
  * package from each origin may name as owners of its bus names, which
- * global tokens it may serve, which labels may monitor.
+ * global tokens it may serve, which bus names are reserved to which
+ * origins, which labels may monitor.
  *
  * The device maker writes /etc/mssf/device-policy.conf in a line format
  * (docs/manifest.md); without it the built-in default below applies, and
@@ -46,6 +47,9 @@ static const char builtin_policy[] =
         "# Global tokens the platform's packages may serve (guard, reaching every holder).\n"
         "serve system *\n"
         "serve com.nokia.maemo *\n"
+        "# The platform's bus names: no package of another origin may declare them first.\n"
+        "name system org.freedesktop.* com.nokia.*\n"
+        "name com.nokia.maemo org.freedesktop.* com.nokia.*\n"
         "# Any other or unknown origin: nothing the device controls.\n"
         "origin *\n";
 
@@ -99,6 +103,22 @@ bool device_policy_allows_serving(const DevicePolicy *policy, const char *origin
                 if (pattern_matches(rule->patterns[i], token, false))
                         return true;
         return false;
+}
+
+static bool origin_line_matches(const OriginGrant *rule, const char *name) {
+        for (size_t i = 0; rule && i < rule->n_patterns; i++)
+                if (pattern_matches(rule->patterns[i], name, false))
+                        return true;
+        return false;
+}
+
+bool device_policy_allows_name(const DevicePolicy *policy, const char *origin,
+                               const char *name) {
+        bool reserved = false;
+        for (size_t i = 0; i < policy->n_name_origins && !reserved; i++)
+                reserved = origin_line_matches(policy->name_origins[i], name);
+        return !reserved || origin_line_matches(device_policy_find_name_origin(policy, origin),
+                                                name);
 }
 
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label) {
@@ -182,7 +202,24 @@ typedef enum OriginLine {
         ORIGIN_LINE_GRANTS,             /* origin: credentials */
         ORIGIN_LINE_LABELS,             /* label: labels beyond its own */
         ORIGIN_LINE_SERVES,             /* serve: global tokens */
+        ORIGIN_LINE_NAMES,              /* name: bus names reserved to it */
 } OriginLine;
+
+/* A bus-name pattern: [A-Za-z0-9_.-] and at most a final '*' (org.freedesktop.*). */
+static bool valid_name_pattern(const char *s) {
+        size_t n = strlen(s);
+        if (n == 0 || n > 255 || strcmp(s, "*") == 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+                          (c == '*' && i == n - 1);
+                if (!ok)
+                        return false;
+        }
+        return true;
+}
 
 /* A serve pattern: a global token name, or a prefix of them ending in '*'. */
 static bool valid_serve_pattern(const char *s) {
@@ -201,21 +238,34 @@ static int parse_origin_line(LineParser *lp, char **words, unsigned *columns, si
                                   kind == ORIGIN_LINE_SERVES ?
                                   "serve needs an origin: write serve ORIGIN [PATTERN...], "
                                   "e.g. serve operator Cellular" :
+                                  kind == ORIGIN_LINE_NAMES ?
+                                  "name needs an origin: write name ORIGIN [PATTERN...], "
+                                  "e.g. name operator com.operator.*" :
                                   "origin needs a name: write origin NAME [PATTERN...], "
                                   "e.g. origin operator Cellular");
         if (!manifest_valid_label(words[1]) || (strchr(words[1], '*') && strcmp(words[1], "*") != 0))
                 return line_error(lp, columns[1], "'%s' is not a valid origin name "
                                   "(or * for any other origin)", words[1]);
+        if (kind == ORIGIN_LINE_NAMES && strcmp(words[1], "*") == 0)
+                return line_error(lp, columns[1], "name lines reserve bus names to an origin: "
+                                  "a name reserved to every origin is reserved to none");
         OriginGrant *o = labels ?
                 origin_rule(lp, &lp->policy->label_origins, &lp->policy->n_label_origins,
                             words[1], columns[0], &r) :
                 kind == ORIGIN_LINE_SERVES ?
                 origin_rule(lp, &lp->policy->serve_origins, &lp->policy->n_serve_origins,
                             words[1], columns[0], &r) :
+                kind == ORIGIN_LINE_NAMES ?
+                origin_rule(lp, &lp->policy->name_origins, &lp->policy->n_name_origins,
+                            words[1], columns[0], &r) :
                 origin_rule(lp, &lp->policy->origins, &lp->policy->n_origins, words[1],
                             columns[0], &r);
         for (size_t i = 2; i < n && r >= 0; i++) {
-                if (kind == ORIGIN_LINE_SERVES && !valid_serve_pattern(words[i]))
+                if (kind == ORIGIN_LINE_NAMES && !valid_name_pattern(words[i]))
+                        r = line_error(lp, columns[i], "'%s' is not a bus name pattern: a "
+                                       "well-known name or a prefix ending in * "
+                                       "(org.freedesktop.*)", words[i]);
+                else if (kind == ORIGIN_LINE_SERVES && !valid_serve_pattern(words[i]))
                         r = line_error(lp, columns[i], "'%s' is not a pattern of global tokens: "
                                        "a global token's name or a prefix ending in * "
                                        "(Cellular, Tracker*, *); a package serves its own "
@@ -281,9 +331,11 @@ static int parse_line(LineParser *lp, char *line) {
                 r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_LABELS);
         } else if (strcmp(words[0], "serve") == 0) {
                 r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_SERVES);
+        } else if (strcmp(words[0], "name") == 0) {
+                r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_NAMES);
         } else
                 return line_error(lp, columns[0], "unknown keyword '%s': lines start with "
-                                  "token, origin, label, serve or monitor", words[0]);
+                                  "token, origin, label, serve, name or monitor", words[0]);
         return r;
 }
 

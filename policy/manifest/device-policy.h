@@ -54,5 +54,12 @@ bool device_policy_grants_label(const DevicePolicy *policy, const char *origin,
 bool device_policy_allows_serving(const DevicePolicy *policy, const char *origin,
                                   const char *token);
 
+/*
+ * Whether a package from origin (NULL: unknown) may declare the bus name:
+ * no "name" line reserves it, or one of its origin's lines does.
+ */
+bool device_policy_allows_name(const DevicePolicy *policy, const char *origin,
+                               const char *name);
+
 /* Whether label may monitor / eavesdrop. */
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);

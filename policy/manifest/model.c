@@ -480,6 +480,7 @@ DevicePolicy *device_policy_free(DevicePolicy *p) {
         FREE_ARRAY(p->origins, p->n_origins, origin_grant_free);
         FREE_ARRAY(p->label_origins, p->n_label_origins, origin_grant_free);
         FREE_ARRAY(p->serve_origins, p->n_serve_origins, origin_grant_free);
+        FREE_ARRAY(p->name_origins, p->n_name_origins, origin_grant_free);
         model_strv_free(p->monitor_labels, p->n_monitor_labels);
         free(p);
         return NULL;
@@ -514,6 +515,15 @@ const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
 const OriginGrant *device_policy_find_serve_origin(const DevicePolicy *policy,
                                                    const char *origin) {
         return find_origin(policy->serve_origins, policy->n_serve_origins, origin);
+}
+
+const OriginGrant *device_policy_find_name_origin(const DevicePolicy *policy,
+                                                  const char *origin) {
+        /* No "*" line: a name reserved for every origin is reserved for none. */
+        for (size_t i = 0; origin && i < policy->n_name_origins; i++)
+                if (strcmp(policy->name_origins[i]->origin, origin) == 0)
+                        return policy->name_origins[i];
+        return NULL;
 }
 
 /* --------------------------------------------------------------------- */

@@ -247,6 +247,13 @@ typedef struct DevicePolicy {
          */
         OriginGrant **serve_origins;
         size_t n_serve_origins;
+        /*
+         * Bus names reserved to an origin's packages: a name some "name
+         * ORIGIN PATTERN..." line covers may be declared only by packages
+         * of an origin whose line covers it (first come for the others).
+         */
+        OriginGrant **name_origins;
+        size_t n_name_origins;
         /* Labels allowed to monitor / eavesdrop on the bus. */
         char **monitor_labels;
         size_t n_monitor_labels;
@@ -301,6 +308,8 @@ const OriginGrant *device_policy_find_label_origin(const DevicePolicy *policy,
                                                    const char *origin);
 const OriginGrant *device_policy_find_serve_origin(const DevicePolicy *policy,
                                                    const char *origin);
+const OriginGrant *device_policy_find_name_origin(const DevicePolicy *policy,
+                                                  const char *origin);
 
 /* Takes ownership of device (NULL: the empty device policy), on success only. */
 int policy_set_new(DevicePolicy *device, PolicySet **ret);

@@ -255,6 +255,17 @@ int policy_set_check_labels(const PolicySet *set, const Package *package, Diagno
                 }
         for (size_t i = 0; i < package->n_names; i++) {
                 const DbusName *d = package->names[i];
+                if (d->bus == BUS_SYSTEM &&
+                    !device_policy_allows_name(set->device, package->origin, d->name)) {
+                        r = diagnostics_add(diag, DIAGNOSTIC_ERROR, package->file, d->loc.line,
+                                            d->loc.column, "bus name %s is reserved by the device "
+                                            "policy to other origins than %s (\"name ORIGIN ...\" "
+                                            "lines): this package may not declare it", d->name,
+                                            origin_name(package));
+                        if (r < 0)
+                                return r;
+                        result = POLICY_SET_E_LABEL;
+                }
                 for (size_t j = 1; j < d->n_owner_labels; j++) {
                         free(problem);
                         r = owner_label_problem(set, package, d->owner_labels[j], &problem);

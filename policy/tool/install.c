@@ -39,7 +39,8 @@
  *    member with a token buys reach from its holders only where the
  *    package provides it or the device policy lets its origin serve it
  *    (policy_set_may_serve());
- *  - bus names: those it declares, first come (policy_set_add()).
+ *  - bus names: those it declares, first come (policy_set_add()), but for
+ *    those the device policy reserves to other origins.
  * What the origin adds: which global tokens, POSIX credentials, other
  * packages' checkorigin tokens and extra labels the device maker lets a
  * package of that origin have. Nothing in the package chooses it.

@@ -53,7 +53,7 @@ static void test_broken_file(void **state) {
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 2, 17,
                           "'pkg::Token' is not a global token name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 3, 1,
-                          "unknown keyword 'grant': lines start with token, origin, label, serve or monitor");
+                          "unknown keyword 'grant': lines start with token, origin, label, serve, name or monitor");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 5, 1, "origin needs a name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 6, 19,
                           "'Cel*lular' is not a credential pattern");
@@ -176,6 +176,43 @@ static void test_serve_lines(void **state) {
         diagnostics_free(diag);
 }
 
+/* "name ORIGIN PATTERN...": bus names reserved to an origin's packages. */
+static void test_name_lines(void **state) {
+        Diagnostics *diag;
+        DevicePolicy *p = NULL;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        static const char text[] = "name system org.freedesktop.* org.ofono\n"
+                                   "name operator com.operator.*\n";
+        assert_int_equal(device_policy_parse_buffer(text, sizeof(text) - 1, "n.conf", diag, &p), 0);
+        assert_true(device_policy_allows_name(p, "system", "org.freedesktop.NetworkManager"));
+        assert_false(device_policy_allows_name(p, "thirdparty", "org.freedesktop.NetworkManager"));
+        assert_false(device_policy_allows_name(p, NULL, "org.ofono"));
+        assert_false(device_policy_allows_name(p, "operator", "org.ofono"));
+        /* A name no line covers: first come, for anyone. */
+        assert_true(device_policy_allows_name(p, "thirdparty", "org.ofono.Modem"));
+        assert_true(device_policy_allows_name(p, NULL, "com.example.App"));
+        assert_true(device_policy_allows_name(p, "operator", "com.operator.Svc"));
+        assert_false(device_policy_allows_name(p, "system", "com.operator.Svc"));
+        device_policy_free(p);
+        p = NULL;
+        static const char bad[] = "name * org.x.*\nname system *\nname system org/x\n";
+        assert_int_equal(device_policy_parse_buffer(bad, sizeof(bad) - 1, "b.conf", diag, &p),
+                         DEVICE_POLICY_E_INVALID);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 1, 6, "a name reserved to every "
+                          "origin is reserved to none");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 13, "'*' is not a bus name pattern");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 3, 13, "'org/x' is not a bus name pattern");
+        /* Built in: the platform's names are the platform's origins'. */
+        assert_int_equal(device_policy_new_default(&p), 0);
+        assert_true(device_policy_allows_name(p, "system", "org.freedesktop.UPower"));
+        assert_true(device_policy_allows_name(p, "com.nokia.maemo", "com.nokia.mce"));
+        assert_false(device_policy_allows_name(p, "thirdparty", "com.nokia.mce"));
+        assert_false(device_policy_allows_name(p, NULL, "org.freedesktop.UPower"));
+        assert_true(device_policy_allows_name(p, "thirdparty", "com.example.Maps"));
+        device_policy_free(p);
+        diagnostics_free(diag);
+}
+
 static void test_load_falls_back(void **state) {
         Diagnostics *diag;
         DevicePolicy *p = NULL;
@@ -231,6 +268,7 @@ int main(void) {
                 cmocka_unit_test(test_builtin_default),
                 cmocka_unit_test(test_label_lines),
                 cmocka_unit_test(test_serve_lines),
+                cmocka_unit_test(test_name_lines),
                 cmocka_unit_test(test_load_falls_back),
                 cmocka_unit_test(test_buffers),
         };

@@ -286,6 +286,32 @@ static void test_owner_labels(void **state) {
         policy_set_free(set);
 }
 
+/* A bus name the device policy reserves to other origins may not be declared first. */
+static void test_reserved_names(void **state) {
+        DevicePolicy *device = NULL;
+        PolicySet *set = NULL;
+        Diagnostics *diag;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(device_policy_new_default(&device), 0);
+        assert_int_equal(policy_set_new(device, &set), 0);
+        Package *squat = package_of("squat", "thirdparty",
+                                    "<aegis><provide>\n  <dbus name=\"com.nokia.mce\" "
+                                    "bus=\"system\"/></provide></aegis>");
+        assert_int_equal(policy_set_add(set, squat, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, squat, diag), POLICY_SET_E_LABEL);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "m.aegis", 2, 3,
+                          "bus name com.nokia.mce is reserved by the device policy to other "
+                          "origins than thirdparty");
+        Package *mce = package_of("mce", "system",
+                                  "<aegis><provide><dbus name=\"com.nokia.mce.x\" "
+                                  "bus=\"system\"/><dbus name=\"org.example.Ok\" "
+                                  "bus=\"session\"/></provide></aegis>");
+        assert_int_equal(policy_set_add(set, mce, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, mce, diag), 0);
+        policy_set_free(set);
+        diagnostics_free(diag);
+}
+
 static void test_package_names(void **state) {
         PolicySet *set = label_set();
         Diagnostics *diag;
@@ -418,6 +444,7 @@ int main(void) {
                 cmocka_unit_test(test_grants),
                 cmocka_unit_test(test_add),
                 cmocka_unit_test(test_owner_labels),
+                cmocka_unit_test(test_reserved_names),
                 cmocka_unit_test(test_package_names),
                 cmocka_unit_test(test_resolve_drops),
                 cmocka_unit_test(test_may_serve),
