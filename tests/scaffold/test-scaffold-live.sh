@@ -64,7 +64,7 @@ services_cleanup
 pids=""
 root=$dir/root
 for name in $tested; do
-    out=$("$tool" install --root "$root" --no-kernel --no-reload "pkg-$(echo "$name" | tr . -)" "$dir/$name.xml" 2>&1) ||
+    out=$("$tool" install --root "$root" --no-kernel --no-reload --origin system "pkg-$(echo "$name" | tr . -)" "$dir/$name.xml" 2>&1) ||
         not_ok "$name: install: $out"
 done
 mkdir -p "$dir/bus2"

@@ -125,7 +125,7 @@ roundtrip() {
 
     # Installed and compiled, the bus's decision code reads it.
     root=$dir/root-$label
-    out=$("$tool" install --root "$root" --no-kernel --no-reload "$label" "$m" 2>&1)
+    out=$("$tool" install --root "$root" --no-kernel --no-reload --origin system "$label" "$m" 2>&1)
     check "$label: installs and compiles" "0" "$?"
     path=$(awk -v g="$guarded" '/<node name=/ { match($0, /name="[^"]*"/); p = substr($0, RSTART + 6, RLENGTH - 7) }
                                 $0 ~ "<interface name=\"" g "\">" { print p; exit }' "$m")
