@@ -126,6 +126,14 @@ static Candidate *candidate_add(Collector *c, const char *name, char *path, int 
         return candidate;
 }
 
+/* The formatted text (allocated), or NULL. */
+_printf_(1, 0)
+static char *format_text(const char *format, va_list ap) {
+        char *text = NULL;
+
+        return vasprintf(&text, format, ap) < 0 ? NULL : text;
+}
+
 /* An error (strict) or a warning at the target's position; the file is left out either way. */
 _printf_(3, 4)
 static int refuse_target(Collector *c, const RequestTarget *target, const char *format, ...) {
@@ -134,9 +142,9 @@ static int refuse_target(Collector *c, const RequestTarget *target, const char *
         int r;
 
         va_start(ap, format);
-        r = vasprintf(&text, format, ap);
+        text = format_text(format, ap);
         va_end(ap);
-        if (r < 0)
+        if (!text)
                 return -ENOMEM;
         if (c->strict)
                 c->refused = true;
@@ -396,9 +404,9 @@ static int skip_listed(Collector *c, const char *format, ...) {
         int r;
 
         va_start(ap, format);
-        r = vasprintf(&text, format, ap);
+        text = format_text(format, ap);
         va_end(ap);
-        if (r < 0)
+        if (!text)
                 return -ENOMEM;
         r = diagnostics_add(c->diag, DIAGNOSTIC_WARNING, NULL, 0, 0, "package %s: %s",
                             c->package_name, text);

@@ -37,9 +37,10 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "manifest.h"
 #include "safe-root.h"
 
-/* Longest path accepted: the kernel's PATH_MAX. */
+/* The longest symlink target described. */
 #define SAFE_ROOT_PATH_MAX 4096
 
 static const char *const usr_aliases[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
@@ -116,21 +117,9 @@ const char *safe_root_inside(const SafeRoot *root, const char *host_path) {
         return host_path + n;
 }
 
+/* One rule with the manifest's for every path a package names. */
 static bool path_is_normal(const char *path) {
-        size_t len = strlen(path);
-
-        if (path[0] != '/' || len < 2 || len >= SAFE_ROOT_PATH_MAX || path[len - 1] == '/')
-                return false;
-        for (const char *p = path; *p; ) {
-                const char *start = p + 1, *end = strchr(start, '/');
-                size_t n = end ? (size_t) (end - start) : strlen(start);
-
-                if (n == 0 || (n == 1 && start[0] == '.') ||
-                    (n == 2 && start[0] == '.' && start[1] == '.'))
-                        return false;
-                p = start + n;
-        }
-        return true;
+        return manifest_valid_file_path(path);
 }
 
 int safe_root_canonical(const SafeRoot *root, const char *path, char **ret) {
