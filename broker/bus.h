@@ -168,7 +168,8 @@ void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
  * monitors do: only without MSSF mediation (no Smack, no compiled
  * policy). Otherwise a message is captured only once it was allowed for
  * its recipient, and no observer gets the bus's AccessDenied answers
- * (issue 17: fail closed). dispatch-observe.c.
+ * (fail closed: their text names the caller's label, the destination and
+ * the member). dispatch-observe.c.
  */
 bool bus_observes_denials(Bus *bus);
 /* Whether MSSF mediation is in force: Smack, or a compiled policy (dispatch-observe.c). */

@@ -7,7 +7,8 @@
  * unique name (a spoofed one is overwritten); monitors get a copy
  * (dispatch-observe.c: without MSSF mediation before any policy judges
  * it, as dbus-daemon captures; with Smack or a compiled policy only once
- * it was allowed for its recipient, issue 17); then the message goes to
+ * it was allowed for its recipient, so an observer never learns of a
+ * message the policy refused); then the message goes to
  * the driver, to one addressed peer
  * (unicast, plus eavesdroppers once that peer was allowed it), to the
  * start of the service that will own its destination (activate.c), or
@@ -39,12 +40,14 @@
  * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
  * reply is refused whatever busconfig says (AccessDenied to its sender):
  * the caller's library would take one carrying a pending call's serial as
- * that call's answer (issue 17, forged replies). A requested reply that
+ * that call's answer, so anyone who may write to the caller could forge
+ * the service's answer. A requested reply that
  * mediation refuses for a descriptor its caller could not receive has
  * already taken its slot: the caller is answered AccessDenied, and the
  * replier too (dispatch_unreceivable_reply()).
  *
- * Flow control (issue 13): each connection's queue holds at most
+ * Flow control, so that no connection can make the bus hold unbounded
+ * memory or stall others: each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
  * queue: a unicast from a peer is refused, its sender told LimitsExceeded
  * (dbus-daemon, and dbus-broker for calls and signals); a copy the
@@ -64,7 +67,7 @@
  * that acquires a declared name while the call is pending answers under
  * it (fail closed); one that gives its names up stays under them for the
  * rest of the connection. Beside it the slot keeps what mediation said
- * the call needed of its caller (MediationNeeds, issue 17): observers'
+ * the call needed of its caller (MediationNeeds): observers'
  * copies of the reply are judged by it (dispatch-observe.c). A properties
  * call, or one that needed a token, may not reuse the serial of a call
  * still pending to the same callee (AccessDenied): its reply would take
@@ -179,7 +182,8 @@ void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *re
  * As dbus-daemon's bus_transaction_send_from_driver(): without MSSF
  * mediation monitors see the message even when the recipient's policy
  * then refuses it (and, for them only, the AccessDenied the driver would
- * have got back); with it, only once it was allowed (issue 17).
+ * have got back); with it, only once it was allowed, so that no observer
+ * sees what the policy refused its recipient.
  */
 static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) {
         bool early = capture && bus_observes_denials(bus);
@@ -373,7 +377,7 @@ static int dispatch_unfilterable(Bus *bus, Peer *sender, Peer *recipient, Messag
 
 /*
  * Under MSSF mediation a reply is delivered only as the answer to a call
- * the bus saw (issue 17, fail closed): the caller's library matches a
+ * the bus saw (fail closed): the caller's library matches a
  * reply by its serial alone, so any connection whose label may write to
  * the caller (another one of the service's label, say) could otherwise
  * answer a protected call first, and busconfig's unrequested-reply rules
@@ -503,7 +507,7 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
                         dispatch_capture(bus, m, sender, NULL, NULL);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         }
-        /* Under MSSF mediation: once allowed (issue 17). */
+        /* Under MSSF mediation: once allowed, so observers never see a denied call. */
         if (!capture_after && !observes_denials)
                 dispatch_capture(bus, m, sender, NULL, NULL);
         r = driver_dispatch(bus, sender, m);
