@@ -16,7 +16,7 @@
 
 #include "bus-error.h"
 #include "bus.h"
-#include "driver.h"
+#include "driver-internal.h"
 #include "mediate.h"
 #include "smack-oracle.h"
 #include "message.h"

@@ -34,8 +34,8 @@
 
 #include "bus-error.h"
 #include "bus.h"
+#include "driver-internal.h"
 #include "driver-stats.h"
-#include "driver.h"
 #include "match-internal.h"
 #include "message.h"
 

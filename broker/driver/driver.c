@@ -26,6 +26,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "driver-internal.h"
 #include "driver-stats.h"
 #include "driver.h"
 #include "log.h"
