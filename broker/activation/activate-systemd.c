@@ -17,6 +17,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
 #include "log.h"
 #include "message.h"
 #include "validate.h"

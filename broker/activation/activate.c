@@ -45,6 +45,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"

@@ -136,60 +136,6 @@ void bus_set_config(Bus *bus, BusConfig *config);
 /* Accepts a new connection (the listener callback). */
 int bus_accept(Bus *bus, int fd);
 
-/* Routing (dispatch.c). */
-int bus_dispatch(Peer *sender, Message *m);
-/*
- * A message that waited for its destination's activation, now that the
- * name has an owner (takes m): judged and delivered as if just sent, but
- * not shown to monitors again (they saw it when it arrived), except under
- * MSSF mediation, where they see it now, once allowed.
- */
-int bus_dispatch_activated(Peer *sender, Message *m);
-/*
- * Queue a message the driver made for peer: monitors see it first, then
- * peer's policy judges it (a refused one is dropped silently).
- */
-int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
-/* The same for a message monitors saw already (held until peer joined). */
-int bus_deliver_from_driver(Bus *bus, Peer *peer, Message *m);
-/* Broadcast a driver signal to matching peers. */
-int bus_broadcast_from_driver(Bus *bus, Message *m);
-/*
- * Queue for one peer, charged to sender (nullable: the driver), and mark
- * it for flushing; positive CONNECTION_E_* on refusal.
- */
-int bus_queue(Peer *peer, Message *m, Peer *sender);
-/* A message the driver handled without error, to eavesdroppers (dbus-daemon shows them those). */
-void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m);
-/* Copies m to every monitor whose rules match and whose label could have received it. */
-void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
-/*
- * Whether observers see what the policy refuses, as dbus-daemon's
- * monitors do: only without MSSF mediation (no Smack, no compiled
- * policy). Otherwise a message is captured only once it was allowed for
- * its recipient, and no observer gets the bus's AccessDenied answers
- * (fail closed: their text names the caller's label, the destination and
- * the member). dispatch-observe.c.
- */
-bool bus_observes_denials(Bus *bus);
-/* Whether MSSF mediation is in force: Smack, or a compiled policy (dispatch-observe.c). */
-bool bus_mediates(Bus *bus);
-/*
- * The driver's error answering call (to its sender), with one string
- * argument; NO_REPLY_EXPECTED as every message of dbus-daemon's driver.
- */
-int bus_error_new(Message *call, const char *error_name, const char *text, Message **ret);
-/*
- * A method call without destination (m, before or after Hello): dbus-daemon
- * leaves it to libdbus, which answers it as a call to the bus as a plain
- * object that implements nothing: UnknownMethod in libdbus's words, with
- * no sender and no destination, even to NO_REPLY_EXPECTED; no monitor
- * sees either.
- */
-int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m);
-/* An error from the driver answering call, whatever its type and flags (as dbus-daemon). */
-int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
-        _printf_(5, 6);
 /* NameOwnerChanged/NameLost/NameAcquired for a change. */
 int bus_emit_name_change(Bus *bus, const NameChange *change);
 /* ActivatableServicesChanged, to every peer that matches it (driver.c). */
@@ -197,9 +143,6 @@ int bus_emit_activatable_services_changed(Bus *bus);
 /* (Re)arm the reply timeout timer. */
 int bus_arm_reply_timer(Bus *bus);
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata);
-/* Fills a MatchMessage for m from sender (nullable: the driver). */
-void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
-                            MessageArg *args);
 
 /* Drops all of a peer's match rules, keeping the eavesdrop count right. */
 void peer_drop_matches(Peer *peer);

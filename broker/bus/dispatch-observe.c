@@ -70,6 +70,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "dispatch-internal.h"
+#include "dispatch.h"
 #include "mediate.h"
 #include "message.h"
 #include "propfilter-policy.h"

@@ -88,6 +88,7 @@
 #include "bus.h"
 #include "config.h"
 #include "dispatch-internal.h"
+#include "dispatch.h"
 #include "driver.h"
 #include "log.h"
 #include "mediate.h"
@@ -484,6 +485,15 @@ void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
                 (void) dispatch_broadcast(bus, sender, NULL, m, NULL);
 }
 
+bool bus_is_activation_failure(Message *m) {
+        const char *interface = message_get_interface(m);
+        const char *member = message_get_member(m);
+
+        return message_get_type(m) == MESSAGE_SIGNAL && interface &&
+               strcmp(interface, "org.freedesktop.systemd1.Activator") == 0 && member &&
+               strcmp(member, "ActivationFailure") == 0;
+}
+
 /*
  * Monitors see a message to the driver before its effects (under MSSF
  * mediation only once it was allowed), except systemd's
@@ -495,7 +505,7 @@ void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
  * after bus_driver_handle_message()).
  */
 static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
-        bool capture_after = driver_is_activation_failure(m);
+        bool capture_after = bus_is_activation_failure(m);
         bool observes_denials = bus_observes_denials(bus);
         MediateVerdict verdict;
         int r;

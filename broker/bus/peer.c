@@ -24,6 +24,7 @@
 #include "bus.h"
 #include "config.h"
 #include "creds-caps.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"

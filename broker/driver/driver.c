@@ -26,6 +26,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
 #include "driver-internal.h"
 #include "driver-stats.h"
 #include "driver.h"
@@ -461,20 +462,11 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         return method->handler(bus, peer, m, error);
 }
 
-bool driver_is_activation_failure(Message *m) {
-        const char *interface = message_get_interface(m);
-        const char *member = message_get_member(m);
-
-        return message_get_type(m) == MESSAGE_SIGNAL && interface &&
-               strcmp(interface, "org.freedesktop.systemd1.Activator") == 0 && member &&
-               strcmp(member, "ActivationFailure") == 0;
-}
-
 int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
         DriverError error = {};
         int r;
 
-        if (driver_is_activation_failure(m))
+        if (bus_is_activation_failure(m))
                 return bus_activation_systemd_failure(bus, peer, m);
         if (message_get_type(m) != MESSAGE_METHOD_CALL)
                 return 0;       /* other signals and replies to the bus go nowhere */

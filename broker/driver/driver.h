@@ -1,8 +1,6 @@
 /* The bus driver: org.freedesktop.DBus at /org/freedesktop/DBus. */
 #pragma once
 
-#include <stdbool.h>
-
 typedef struct Bus Bus;
 typedef struct Message Message;
 typedef struct Peer Peer;
@@ -20,5 +18,3 @@ enum {
  * answered with an error, or a negative errno.
  */
 int driver_dispatch(Bus *bus, Peer *peer, Message *m);
-/* systemd reporting that a unit the bus asked for did not start. */
-bool driver_is_activation_failure(Message *m);
