@@ -1,12 +1,19 @@
-/* The message bus: peers, routing, the driver's signals, configuration. */
+/*
+ * The message bus: peers and routing, one message in, copies out or an
+ * error (broker/bus/, README.md).
+ *
+ * Direction: the bus calls io/ and the rooms below it (security/,
+ * busconfig/, mediation/, propfilter/, registry/, smack/, wire/,
+ * config/). It knows neither the driver nor activation: they call down
+ * into it and hand it messages through dispatch.h, and it calls up only
+ * through the BusHooks that daemon/ gives it (bus-hooks.h).
+ */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "activate.h"
-#include "config-watch.h"
 #include "connection.h"
 #include "creds.h"
 #include "ilist.h"
@@ -19,7 +26,9 @@
 #include "security.h"
 #include "strmap.h"
 
+typedef struct BusActivation BusActivation;
 typedef struct BusConfig BusConfig;
+typedef struct BusHooks BusHooks;
 typedef struct Listener Listener;
 typedef struct MatchRule MatchRule;
 typedef struct Message Message;
@@ -70,8 +79,6 @@ struct Bus {
         Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
         Loop *loop;                     /* (not owned) */
         BusConfig *config;              /* (owned) */
-        char *config_path;              /* (owned, nullable) for ReloadConfig */
-        char *policy_path;              /* (owned, nullable) --policy */
         char guid[33];
         char machine_id[33];
         unsigned auth_mechanisms;
@@ -100,14 +107,14 @@ struct Bus {
          * lookup and the body-argument scan it needs.
          */
         size_t n_eavesdrop_rules;
-        BusActivation activation;       /* activate.c: pending starts, children, systemd */
-        int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
+        const BusHooks *hooks;          /* (not owned) the driver, activation, the daemon */
+        void *hooks_userdata;           /* (not owned) the daemon's, for its hooks */
+        BusActivation *activation;      /* (nullable) activation/'s, which daemon/ sets up and frees */
         Notify notify;                  /* sd_notify: READY, RELOADING, STATUS */
-        ConfigWatch config_watch;       /* reload on change, once bus_watch_config() armed it */
-        bool watching_config;
 };
 
-int bus_new(Loop *loop, BusConfig *config, Bus **ret);
+/* A bus on loop with config (taken), calling up through hooks (bus-hooks.h; every one set). */
+int bus_new(Loop *loop, BusConfig *config, const BusHooks *hooks, void *hooks_userdata, Bus **ret);
 Bus *bus_free(Bus *bus);
 
 /* Binds every <listen> address (or the one given); systemd: adopts LISTEN_FDS. */
@@ -118,28 +125,19 @@ int bus_addresses(const Bus *bus, char **ret);
 /* The policy state: busconfig <policy>, the compiled MSSF policy, Smack. Logs its errors. */
 int bus_setup_security(Bus *bus, const char *policy_path);
 /*
- * ReloadConfig/SIGHUP with a loaded config (taken): all or nothing,
- * logged. Like dbus-daemon, it never re-binds: changed <listen> addresses
- * are logged once and apply at the next start.
+ * The bus's part of ReloadConfig/SIGHUP with a loaded config (taken): the
+ * policy and every peer's view of it, all or nothing, then the
+ * configuration; logged. Like dbus-daemon, it never re-binds: changed
+ * <listen> addresses are logged once and apply at the next start. The
+ * daemon does the rest (daemon_reload()).
  */
 int bus_reload(Bus *bus, BusConfig *config);
-/*
- * From now on, a change in a directory the configuration names
- * (<includedir>s, service directories) reloads
- * as SIGHUP does (bus->reload), as with dbus-daemon; each reload watches
- * what its configuration names. Logs its own failures.
- */
-void bus_watch_config(Bus *bus);
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);
 
 /* Accepts a new connection (the listener callback). */
 int bus_accept(Bus *bus, int fd);
 
-/* NameOwnerChanged/NameLost/NameAcquired for a change. */
-int bus_emit_name_change(Bus *bus, const NameChange *change);
-/* ActivatableServicesChanged, to every peer that matches it (driver.c). */
-int bus_emit_activatable_services_changed(Bus *bus);
 /* (Re)arm the reply timeout timer. */
 int bus_arm_reply_timer(Bus *bus);
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata);

@@ -2,7 +2,7 @@
  * Routing: what happens to each message a peer sends, as dbus-daemon
  * 1.14 does it (bus/dispatch.c, bus_context_check_security_policy()).
  *
- * In order: the first message must be Hello (driver.c); a monitor may
+ * In order: the first message must be Hello (driver/); a monitor may
  * send nothing (disconnected); the bus stamps SENDER with the peer's
  * unique name (a spoofed one is overwritten); monitors get a copy
  * (dispatch-observe.c: without MSSF mediation before any policy judges
@@ -11,7 +11,7 @@
  * message the policy refused); then the message goes to
  * the driver, to one addressed peer
  * (unicast, plus eavesdroppers once that peer was allowed it), to the
- * start of the service that will own its destination (activate.c), or
+ * start of the service that will own its destination (activation/), or
  * to every peer with a matching rule (a signal without destination). A
  * method call without destination is answered UnknownMethod (libdbus's
  * stock answer inside dbus-daemon, which no monitor sees), and a reply
@@ -83,13 +83,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "activate.h"
 #include "bus-error.h"
+#include "bus-hooks.h"
 #include "bus.h"
 #include "config.h"
 #include "dispatch-internal.h"
 #include "dispatch.h"
-#include "driver.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
@@ -476,7 +475,7 @@ int bus_dispatch_activated(Peer *sender, Message *message) {
         if (!recipient || recipient->monitor)
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", message_get_destination(m));
-        /* Under MSSF mediation activate.c did not capture m: it is captured once allowed. */
+        /* Under MSSF mediation activation did not capture m: it is captured once allowed. */
         return dispatch_unicast(bus, sender, recipient, m, bus_observes_denials(bus));
 }
 
@@ -520,7 +519,7 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         /* Under MSSF mediation: once allowed, so observers never see a denied call. */
         if (!capture_after && !observes_denials)
                 dispatch_capture(bus, m, sender, NULL, NULL);
-        r = driver_dispatch(bus, sender, m);
+        r = bus->hooks->driver_message(bus, sender, m);
         if (capture_after)
                 dispatch_capture(bus, m, sender, NULL, NULL);
         if (r == 0 && !sender->dead)
@@ -581,7 +580,7 @@ int bus_dispatch(Peer *sender, Message *message) {
         if (sender->dead)
                 return CONNECTION_E_CLOSED;
         if (!sender->registered)
-                return driver_hello(bus, sender, m);
+                return bus->hooks->hello(bus, sender, m);
         if (sender->monitor)
                 return CONNECTION_E_CLOSED;
         r = dispatch_stamp(sender, m);
@@ -596,8 +595,8 @@ int bus_dispatch(Peer *sender, Message *message) {
                 return dispatch_to_driver(bus, sender, m);
         recipient = bus_lookup_peer(bus, destination);
         if (!recipient || recipient->monitor)
-                /* Nobody owns it: bus activation decides, and captures m (activate.c). */
-                return bus_activate(bus, sender, m, destination);
+                /* Nobody owns it: bus activation decides, and captures m (activation/activate.c). */
+                return bus->hooks->activate(bus, sender, m, destination);
         return dispatch_unicast(bus, sender, recipient, m, false);
 }
 

@@ -1,7 +1,8 @@
 /*
  * dispatch: routing, as the rooms above the bus see it. The driver and
- * activation hand their messages to the bus through this header only.
- * dispatch.c and dispatch-observe.c define it.
+ * activation hand their messages to the bus through this header only;
+ * routing hands messages up to them only through the hooks daemon/ gave
+ * the bus (bus-hooks.h). dispatch.c and dispatch-observe.c define it.
  */
 #pragma once
 

@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activate.h"
 #include "activation.h"
 #include "bus-error.h"
+#include "bus-hooks.h"
 #include "bus.h"
 #include "config.h"
 #include "dispatch.h"
@@ -132,7 +134,7 @@ static int driver_signal(Bus *bus, Peer *unicast_to, const char *member, const c
         return bus_broadcast_from_driver(bus, m);
 }
 
-int bus_emit_name_change(Bus *bus, const NameChange *change) {
+int driver_emit_name_change(Bus *bus, const NameChange *change) {
         Peer *old_owner = change->old_owner ? change->old_owner->peer : NULL;
         Peer *new_owner = change->new_owner ? change->new_owner->peer : NULL;
         int r;
@@ -165,7 +167,7 @@ int bus_emit_name_change(Bus *bus, const NameChange *change) {
 }
 
 /* After every reload, as dbus-daemon 1.14 sends it: the activatable names may have changed. */
-int bus_emit_activatable_services_changed(Bus *bus) {
+int driver_emit_activatable_services_changed(Bus *bus) {
         return driver_signal(bus, NULL, "ActivatableServicesChanged", "");
 }
 
@@ -274,7 +276,7 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return r;
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         driver_stats_update_peaks(bus);
-        r = bus_emit_name_change(bus, &change);
+        r = driver_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
         bus_eavesdrop_driver_message(bus, peer, m);
@@ -340,7 +342,7 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
                         return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                            "Environment variable name \"%s\" is not valid", key);
                 if (r == 0)
-                        r = activation_set_env(bus->activation.state, key, value);
+                        r = activation_set_env(bus->activation->state, key, value);
                 if (r == ACTIVATION_E_INVALID)
                         return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                            "Environment variable \"%.64s\" is too long", key);
@@ -361,7 +363,7 @@ static int driver_method_get_id(Bus *bus, Peer *peer, Message *m, DriverError *e
 }
 
 static int driver_method_reload_config(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        int r = bus->reload ? bus->reload(bus) : 0;
+        int r = bus->hooks->reload(bus);
 
         if (r != 0)
                 return driver_fail(error, BUS_ERROR_FAILED, "Failed to reload the configuration");

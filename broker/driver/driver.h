@@ -3,6 +3,7 @@
 
 typedef struct Bus Bus;
 typedef struct Message Message;
+typedef struct NameChange NameChange;
 typedef struct Peer Peer;
 
 /* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
@@ -18,3 +19,11 @@ enum {
  * answered with an error, or a negative errno.
  */
 int driver_dispatch(Bus *bus, Peer *peer, Message *m);
+/*
+ * NameLost, NameOwnerChanged and NameAcquired for a change, in
+ * dbus-daemon's order; a well-known name's new owner then gets the calls
+ * that waited for its activation.
+ */
+int driver_emit_name_change(Bus *bus, const NameChange *change);
+/* ActivatableServicesChanged, to every peer that matches it (after every reload, as dbus-daemon). */
+int driver_emit_activatable_services_changed(Bus *bus);
