@@ -1,4 +1,12 @@
-/* The bus driver: org.freedesktop.DBus at /org/freedesktop/DBus. */
+/*
+ * The bus driver: org.freedesktop.DBus at /org/freedesktop/DBus, and
+ * org.mssf.Broker1 (broker/driver/, README.md).
+ *
+ * Direction: the driver calls activation/, the bus (bus.h; its answers
+ * and signals go out through dispatch.h) and the rooms below. daemon/
+ * wires these entry points into the bus's hooks, so nothing below the
+ * driver names it.
+ */
 #pragma once
 
 typedef struct Bus Bus;
