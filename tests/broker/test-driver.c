@@ -1,5 +1,5 @@
 /*
- * Unit tests for the bus driver (broker/driver.c, driver-names.c,
+ * Unit tests for the bus driver (broker/driver/driver.c, driver-names.c,
  * driver-match.c, driver-info.c) on an in-process bus.
  */
 #include <setjmp.h>
