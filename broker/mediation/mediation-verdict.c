@@ -10,7 +10,7 @@
  * interned labels or the policy snapshot; the text and member are copied
  * into the verdict (truncated, always terminated). No I/O, no logging.
  */
-#include "mediation-verdict.h"
+#include "mediation-internal.h"
 
 #include <errno.h>
 #include <stdio.h>

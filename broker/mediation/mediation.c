@@ -170,7 +170,7 @@
 #include <string.h>
 
 #include "decide.h"
-#include "mediation-verdict.h"
+#include "mediation-internal.h"
 #include "message.h"
 #include "smack-label.h"
 #include "smack-oracle.h"

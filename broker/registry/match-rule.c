@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 #include "names.h"
 #include "validate.h"

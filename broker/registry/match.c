@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 #include "names.h"
 #include "strmap.h"

@@ -190,9 +190,10 @@ static bool names_contain(const char *const *names, size_t n, const char *name) 
 }
 
 /*
- * Remembers each declared name among the current ones (issue 17: a
- * service that released its name, or lost it to a replacement, must not
- * serve unprotected by its unique name). Bounded by the names the policy
+ * Remembers each declared name among the current ones: a service that
+ * released its name, or lost it to a replacement, must not serve
+ * unprotected by its unique name, or a caller could reach what the
+ * manifest protects by addressing the unique name instead. Bounded by the names the policy
  * declares.
  */
 static int peer_remember_declared(SecurityPeer *peer) {

@@ -28,13 +28,15 @@ void harness_start(Harness *h, const char *config_text) {
         assert_int_equal(bus_config_load_string("/test/bus.conf", config_text, strlen(config_text),
                                                 BUS_CONFIG_NO_INCLUDES, &config, &error), 0);
         assert_int_equal(loop_new(&h->loop), 0);
-        assert_int_equal(bus_new(h->loop, config, &h->bus), 0);
+        assert_int_equal(daemon_new(h->loop, config, &h->daemon), 0);
+        h->bus = h->daemon->bus;
         /* The daemon's own policy state: the config's <policy>, no compiled MSSF policy. */
         assert_int_equal(bus_setup_security(h->bus, NULL), 0);
 }
 
 void harness_stop(Harness *h) {
-        h->bus = bus_free(h->bus);
+        h->daemon = daemon_free(h->daemon);
+        h->bus = NULL;
         h->loop = loop_free(h->loop);
 }
 

@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "daemon.h"
 #include "loop.h"
 #include "message.h"
 
 typedef struct Harness {
         Loop *loop;
-        Bus *bus;
+        Daemon *daemon;         /* the bus with its activation and its driver, as mssf-broker builds it */
+        Bus *bus;               /* daemon->bus */
 } Harness;
 
 typedef struct Client {

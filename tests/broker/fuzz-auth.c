@@ -1,5 +1,5 @@
 /*
- * Fuzzer for the SASL server (broker/auth.c), the first parser every
+ * Fuzzer for the SASL server (broker/io/auth.c), the first parser every
  * unauthenticated peer reaches. Input byte 0 picks the peer uid's low
  * bits and the mechanisms, byte 1 the chunk size the stream is fed in;
  * the rest is the stream. Checks the state machine's contract on every

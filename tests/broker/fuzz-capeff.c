@@ -1,6 +1,6 @@
 /*
  * Fuzzer for the "CapEff:" parser of /proc/PID/status
- * (broker/creds-caps.c), text the bus reads from processes it does not
+ * (broker/io/creds-caps.c), text the bus reads from processes it does not
  * control. Checks its contract: it accepts only a text with exactly one
  * well-formed CapEff line, and what it returns is that line's value.
  */

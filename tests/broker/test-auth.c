@@ -1,4 +1,4 @@
-/* Unit tests for the SASL server state machine (broker/auth.c). */
+/* Unit tests for the SASL server state machine (broker/io/auth.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the configuration watch (broker/config-watch.c): a file
+ * Unit tests for the configuration watch (broker/daemon/config-watch.c): a file
  * written, renamed in or removed in a watched directory reloads once per
  * burst; a directory the new configuration no longer names stops
  * triggering; missing directories are skipped. A real inotify and the

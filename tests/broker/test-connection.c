@@ -1,4 +1,4 @@
-/* Unit tests for connection I/O (broker/connection.c) over socketpairs. */
+/* Unit tests for connection I/O (broker/bus/connection.c) over socketpairs. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for broker/creds-caps.c: the "CapEff:" parser takes only the
+ * Unit tests for broker/io/creds-caps.c: the "CapEff:" parser takes only the
  * kernel's exact shape (a /proc/PID/status is text the bus does not
  * control), and the reader confirms the process with its pidfd. The
  * reader runs against this process's own /proc and a child that exited.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for peer credentials (broker/creds.c). getsockopt() is the
+ * Unit tests for peer credentials (broker/io/creds.c). getsockopt() is the
  * system boundary: it is wrapped (-Wl,--wrap=getsockopt) so the tests can
  * play a kernel without an LSM, one with a Smack label, and one without
  * SO_PEERGROUPS or SO_PEERPIDFD.

@@ -1,4 +1,4 @@
-/* Unit tests for routing (broker/dispatch.c, peer.c) on an in-process bus. */
+/* Unit tests for routing (broker/bus/dispatch.c, peer.c) on an in-process bus. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * org.mssf.Broker1.CheckToken (broker/driver-mssf.c) on a real Bus in the
+ * org.mssf.Broker1.CheckToken (broker/driver/driver-mssf.c) on a real Bus in the
  * test process, with a fake Smack: SO_PEERSEC is a wrapped getsockopt
  * (each connection gets the label set before it connects), the kernel's
  * access2 is tests/smack's fake smackfs, and security_new() is wrapped to

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the bus driver (broker/driver.c, driver-names.c,
+ * Unit tests for the bus driver (broker/driver/driver.c, driver-names.c,
  * driver-match.c, driver-info.c) on an in-process bus.
  */
 #include <setjmp.h>
@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "activate.h"
 #include "activation.h"
 #include "bus-harness.h"
 
@@ -481,7 +482,7 @@ static void test_update_activation_environment(void **state) {
         assert_non_null(reply);
         /* The test runs as the bus's own user, so it is privileged. */
         assert_int_equal(message_get_type(reply), MESSAGE_METHOD_RETURN);
-        assert_string_equal(activation_get_env(f->h.bus->activation.state)[0], "FOO=bar");
+        assert_string_equal(activation_get_env(f->h.bus->activation->state)[0], "FOO=bar");
 }
 
 int main(void) {

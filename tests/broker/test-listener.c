@@ -1,5 +1,5 @@
 /*
- * Unit tests for listening sockets (broker/listener.c). accept4() is
+ * Unit tests for listening sockets (broker/io/listener.c). accept4() is
  * wrapped (-Wl,--wrap=accept4) to play a process out of descriptors.
  */
 #include <errno.h>

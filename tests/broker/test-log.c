@@ -1,5 +1,5 @@
 /*
- * Unit tests for logging (broker/log.c). The journal is the system
+ * Unit tests for logging (broker/io/log.c). The journal is the system
  * boundary: sd_journal_sendv() (sd_journal_sendv_with_location()) and the probe for its socket (access())
  * are wrapped at link time.
  */

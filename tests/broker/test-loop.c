@@ -1,4 +1,4 @@
-/* Unit tests for the event loop (broker/loop.c): timers, io sources, the post phase. */
+/* Unit tests for the event loop (broker/io/loop.c): timers, io sources, the post phase. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /*
  * Tests that every routed message passes the mediation seam
- * (broker/mediate.h) once per recipient, with the right route, and that a
+ * (broker/bus/mediate.h) once per recipient, with the right route, and that a
  * denial reaches the sender as an error; likewise for the own (RequestName)
  * and connect (Hello) seams. They are replaced at link time
  * (-Wl,--wrap=mediate_message, ...) by recorders that can deny.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for broker/notify.c (sd_notify): the datagrams READY,
+ * Unit tests for broker/io/notify.c (sd_notify): the datagrams READY,
  * RELOADING (with MONOTONIC_USEC), STOPPING carry, read from a socket the
  * test binds as NOTIFY_SOCKET; NOTIFY_SOCKET is taken out of the
  * environment; STATUS= is sent only when the counts change, at most once

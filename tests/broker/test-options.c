@@ -1,4 +1,4 @@
-/* Unit tests for the command line (broker/options.c). */
+/* Unit tests for the command line (broker/daemon/options.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * Routing calls the property filter (broker/dispatch.c, broker/propfilter):
+ * Routing calls the property filter (broker/bus/dispatch.c, broker/propfilter):
  * a service owning a name a manifest declares, its protected properties
  * removed from GetAll and GetManagedObjects replies and PropertiesChanged
  * signals for a client without the token. There is no Smack here, so no

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 #include "names.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 #include "names.h"
 

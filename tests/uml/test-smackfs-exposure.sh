@@ -3,7 +3,7 @@
 # user-mode-linux (uml-run):
 #   test-smackfs-exposure.sh SMACK_HELPER MSSF_BROKER
 # The bus's CheckToken answers only what an asker's manifest makes its
-# business (broker/driver-mssf.c). Whether that keeps grants secret depends
+# business (broker/driver/driver-mssf.c). Whether that keeps grants secret depends
 # on what else tells: this measures it, and fails when the kernel or the
 # bus starts to tell more or less, so that the threat-model comment and
 # mssf-broker(8) can be revisited.

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "activate.h"
 #include "bus-error.h"
 #include "bus.h"
+#include "driver-internal.h"
 #include "driver.h"
 #include "mediate.h"
 #include "smack-oracle.h"
@@ -213,7 +215,7 @@ static const char *const driver_interfaces[] = {
 
 static const char *const *driver_property(Bus *bus, const char *name) {
         if (strcmp(name, "Features") == 0)
-                return bus->activation.systemd ? driver_features_systemd : driver_features;
+                return bus->activation->systemd ? driver_features_systemd : driver_features;
         if (strcmp(name, "Interfaces") == 0)
                 return driver_interfaces;
         return NULL;
@@ -512,9 +514,9 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         /* As dbus-daemon: the monitor loses every name, its unique one (its first) first. */
         change = (NameChange) { .old_owner = &peer->names };
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
-        (void) bus_emit_name_change(bus, &change);
+        (void) driver_emit_name_change(bus, &change);
         while (names_release_next(bus->names, &peer->names, &change) == 0)
-                (void) bus_emit_name_change(bus, &change);
+                (void) driver_emit_name_change(bus, &change);
         peer_drop_matches(peer);
         peer->monitor = true;
         ilist_append(&bus->monitors, &peer->monitor_link);

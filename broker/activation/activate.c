@@ -45,6 +45,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
@@ -91,8 +92,8 @@ static int activate_load_services(Bus *bus) {
         r = service_table_load(bus->config->servicedirs, bus->config->n_servicedirs, flags, &table, &warnings);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the activatable services");
-        activate_log_warnings(&bus->activation, warnings);
-        activation_set_services(bus->activation.state, table);
+        activate_log_warnings(bus->activation, warnings);
+        activation_set_services(bus->activation->state, table);
         return 0;
 }
 
@@ -102,18 +103,24 @@ int bus_activation_init(Bus *bus) {
                      (size_t) limits->max_pending_service_starts;
         uint64_t timeout = limits->service_start_timeout < 0 ? UINT64_MAX :
                            (uint64_t) limits->service_start_timeout * 1000;
+        BusActivation *a = calloc(1, sizeof(*a));
         int r;
 
-        loop_timer_init(&bus->activation.timer, activate_on_timeout, bus);
-        r = activation_new(max, timeout, &bus->activation.state);
+        if (!a)
+                return -ENOMEM;
+        bus->activation = a;
+        loop_timer_init(&a->timer, activate_on_timeout, bus);
+        r = activation_new(max, timeout, &a->state);
         if (r < 0)
                 return r;
         return activate_load_services(bus);
 }
 
 void bus_activation_deinit(Bus *bus) {
-        BusActivation *a = &bus->activation;
+        BusActivation *a = bus->activation;
 
+        if (!a)
+                return;
         loop_timer_disarm(bus->loop, &a->timer);
         a->state = activation_free(a->state);
         for (size_t i = 0; i < a->n_children; i++)
@@ -125,7 +132,8 @@ void bus_activation_deinit(Bus *bus) {
         }
         free(a->backlog);
         service_strv_free(a->warnings);
-        *a = (BusActivation) {};
+        free(a);
+        bus->activation = NULL;
 }
 
 int bus_activation_reload(Bus *bus) {
@@ -133,12 +141,12 @@ int bus_activation_reload(Bus *bus) {
 }
 
 static void activate_arm_timer(Bus *bus) {
-        uint64_t deadline = activation_next_deadline(bus->activation.state);
+        uint64_t deadline = activation_next_deadline(bus->activation->state);
 
         if (deadline == UINT64_MAX)
-                loop_timer_disarm(bus->loop, &bus->activation.timer);
-        else if (!loop_timer_armed(&bus->activation.timer) || bus->activation.timer.deadline != deadline)
-                (void) loop_timer_arm(bus->loop, &bus->activation.timer, deadline);
+                loop_timer_disarm(bus->loop, &bus->activation->timer);
+        else if (!loop_timer_armed(&bus->activation->timer) || bus->activation->timer.deadline != deadline)
+                (void) loop_timer_arm(bus->loop, &bus->activation->timer, deadline);
 }
 
 /* Answers. */
@@ -215,7 +223,7 @@ void activate_fail(Bus *bus, const char *name, const char *error_name, const cha
         vsnprintf(text, sizeof(text), format, ap);
         va_end(ap);
         log_notice("Activation of %s failed: %s", copy, text);
-        n = activation_take(bus->activation.state, copy, &waiters);
+        n = activation_take(bus->activation->state, copy, &waiters);
         for (size_t i = 0; i < n; i++) {
                 int r = activate_send_error(bus, waiters[i].peer, waiters[i].message, waiters[i].start_serial,
                                             error_name, text);
@@ -261,7 +269,7 @@ static int activate_spawn(Bus *bus, const char *name, const ServiceFile *file) {
         ActivationSpawn spawn = {
                 .bus_address = address,
                 .bus_type = activate_is_system_bus(bus) ? "system" : "session",
-                .env = activation_get_env(bus->activation.state),
+                .env = activation_get_env(bus->activation->state),
                 .switch_user = activate_is_system_bus(bus) && geteuid() == 0,
         };
         r = activation_spawn(file, &spawn, &pid, err, sizeof(err));
@@ -279,8 +287,8 @@ static int activate_spawn(Bus *bus, const char *name, const ServiceFile *file) {
                 return 0;
         }
         log_info("Activating service name='%s' (pid %d)", name, (int) pid);
-        activation_set_pid(bus->activation.state, name, pid);
-        r = activate_add_child(&bus->activation, pid, name);
+        activation_set_pid(bus->activation->state, name, pid);
+        r = activate_add_child(bus->activation, pid, name);
         if (r < 0)
                 /* Not tracked: it still counts as started; only its early exit goes unnoticed. */
                 log_warning_errno(r, "Failed to track the process of %s", name);
@@ -288,7 +296,7 @@ static int activate_spawn(Bus *bus, const char *name, const ServiceFile *file) {
 }
 
 void bus_activation_reap(Bus *bus) {
-        BusActivation *a = &bus->activation;
+        BusActivation *a = bus->activation;
         int status;
         pid_t pid;
 
@@ -320,9 +328,9 @@ void bus_activation_reap(Bus *bus) {
 static int activate_launch(Bus *bus, const char *name, const ServiceFile *file) {
         int r;
 
-        if (bus->activation.systemd && strcmp(name, BUS_SYSTEMD_NAME) == 0)
+        if (bus->activation->systemd && strcmp(name, BUS_SYSTEMD_NAME) == 0)
                 r = 0;  /* systemd starts itself: wait for it to connect */
-        else if (bus->activation.systemd && file->systemd_service)
+        else if (bus->activation->systemd && file->systemd_service)
                 r = activate_via_systemd(bus, name, file->systemd_service);
         else
                 r = activate_spawn(bus, name, file);
@@ -339,7 +347,7 @@ static int activate_enqueue(Bus *bus, const char *name, const ActivationQueued *
         bool new_start = false;
         int r;
 
-        r = activation_enqueue(bus->activation.state, name, waiter, loop_now(), &new_start, &file);
+        r = activation_enqueue(bus->activation->state, name, waiter, loop_now(), &new_start, &file);
         if (r == ACTIVATION_E_UNKNOWN) {
                 snprintf(error, error_size, "The name %s was not provided by any .service files", name);
                 return BUS_ERROR_SERVICE_UNKNOWN;
@@ -359,9 +367,9 @@ static int activate_enqueue(Bus *bus, const char *name, const ActivationQueued *
         return new_start ? activate_launch(bus, name, file) : 0;
 }
 
-static bool activate_known(Bus *bus, const char *name) {
-        return service_table_lookup(activation_get_services(bus->activation.state), name) ||
-               activation_is_pending(bus->activation.state, name);
+bool bus_activation_knows(Bus *bus, const char *name) {
+        return service_table_lookup(activation_get_services(bus->activation->state), name) ||
+               activation_is_pending(bus->activation->state, name);
 }
 
 /*
@@ -383,7 +391,7 @@ int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination) {
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", destination);
         }
-        if (destination[0] == ':' || !activate_known(bus, destination)) {
+        if (destination[0] == ':' || !bus_activation_knows(bus, destination)) {
                 bus_monitors_capture(bus, m, sender);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_SERVICE_UNKNOWN,
                                        "The name %s was not provided by any .service files",
@@ -409,7 +417,7 @@ int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, 
         uint32_t serial = message_get_serial(call);
 
         /* dbus-daemon looks for the .service file before it looks at the owner. */
-        if (!activate_known(bus, name)) {
+        if (!bus_activation_knows(bus, name)) {
                 snprintf(error, error_size, "The name %s was not provided by any .service files", name);
                 return BUS_ERROR_SERVICE_UNKNOWN;
         }
@@ -422,20 +430,21 @@ int bus_activation_start(Bus *bus, Peer *peer, Message *call, const char *name, 
 /* Ending well. */
 
 void bus_activation_name_acquired(Bus *bus, const char *name) {
+        BusActivation *a = bus->activation;
         ActivationQueued *waiters = NULL;
         Peer *owner;
         size_t n;
 
-        if (bus->activation.systemd && strcmp(name, BUS_SYSTEMD_NAME) == 0 && bus->activation.n_backlog > 0 &&
+        if (a->systemd && strcmp(name, BUS_SYSTEMD_NAME) == 0 && a->n_backlog > 0 &&
             (owner = bus_lookup_peer(bus, name)))
                 activate_flush_backlog(bus, owner);
-        n = activation_take(bus->activation.state, name, &waiters);
+        n = activation_take(a->state, name, &waiters);
         if (n == 0 && !waiters)
                 return;
         /* Its process is the service now: no longer the bus's to kill on a timeout. */
-        for (size_t i = bus->activation.n_children; i > 0; i--)
-                if (strcmp(bus->activation.children[i - 1].name, name) == 0)
-                        activate_remove_child(&bus->activation, i - 1);
+        for (size_t i = a->n_children; i > 0; i--)
+                if (strcmp(a->children[i - 1].name, name) == 0)
+                        activate_remove_child(a, i - 1);
         for (size_t i = 0; i < n; i++) {
                 Peer *peer = waiters[i].peer;
                 int r;
@@ -455,12 +464,12 @@ void bus_activation_name_acquired(Bus *bus, const char *name) {
 }
 
 void bus_activation_forget_peer(Bus *bus, Peer *peer) {
-        activation_forget_peer(bus->activation.state, peer);
+        activation_forget_peer(bus->activation->state, peer);
 }
 
 static int activate_on_timeout(LoopTimer *timer, void *userdata) {
         Bus *bus = userdata;
-        BusActivation *a = &bus->activation;
+        BusActivation *a = bus->activation;
         const char *name;
 
         while ((name = activation_first_expired(a->state, loop_now()))) {

@@ -1,4 +1,4 @@
-/* mediation-verdict: what a mediation check tells the sender and the journal (internal). */
+/* mediation-internal: the verdict builders that mediation.c and mediation-verdict.c share. */
 #pragma once
 
 #include <stdbool.h>

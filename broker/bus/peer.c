@@ -19,16 +19,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "activation.h"
 #include "bus-error.h"
+#include "bus-hooks.h"
 #include "bus.h"
 #include "config.h"
 #include "creds-caps.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
 #include "ratelimit.h"
-#include "service-file.h"
 
 /* Which error dbus-daemon gives a message of unknown type for destination; text in text. */
 static int peer_unknown_type_error(Peer *peer, Message *m, const char *destination, char *text, size_t size) {
@@ -46,9 +46,7 @@ static int peer_unknown_type_error(Peer *peer, Message *m, const char *destinati
                 snprintf(text, size, "Name \"%s\" does not exist", destination);
                 return BUS_ERROR_NAME_HAS_NO_OWNER;
         }
-        if (destination[0] != ':' &&
-            (service_table_lookup(activation_get_services(bus->activation.state), destination) ||
-             activation_is_pending(bus->activation.state, destination)))
+        if (destination[0] != ':' && bus->hooks->activatable(bus, destination))
                 return BUS_ERROR_ACCESS_DENIED; /* what the caller would get once it started */
         snprintf(text, size, "The name %s was not provided by any .service files", destination);
         return BUS_ERROR_SERVICE_UNKNOWN;
@@ -353,12 +351,12 @@ static void peer_release_names(Peer *peer) {
         NameChange change;
 
         while (names_release_last(bus->names, &peer->names, &change) == 0)
-                (void) bus_emit_name_change(bus, &change);
+                (void) bus->hooks->name_changed(bus, &change);
         if (!peer->monitor) {
                 /* A monitor lost its unique name when it became one. */
                 change = (NameChange) { .old_owner = &peer->names };
                 strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
-                (void) bus_emit_name_change(bus, &change);
+                (void) bus->hooks->name_changed(bus, &change);
         }
 }
 
@@ -378,7 +376,7 @@ void peer_disconnect(Peer *peer) {
                 peer_drop_matches(peer);
                 match_registry_forget_sender(bus->matches, peer->unique_name);
                 peer_fail_owed_replies(peer);
-                bus_activation_forget_peer(bus, peer);
+                bus->hooks->peer_gone(bus, peer);
                 reply_owner_deinit(&peer->replies);
                 peer_release_names(peer);
                 bus->n_complete--;

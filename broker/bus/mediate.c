@@ -142,7 +142,8 @@ static int deny_fd(const Peer *sender, const Peer *recipient, Message *m, size_t
  * could receive every one (smack_fd_receivable()). Otherwise the kernel
  * would refuse them at its recvmsg(), libdbus and sd-bus would hang up,
  * and any app whose label reaches a monitor could disconnect it by
- * passing a file of its own (issue 17, found re-attacking). Fails closed.
+ * passing a file of its own, and so blind whoever watches the bus.
+ * Fails closed.
  */
 static int observer_receives_fds(const Peer *observer, Message *m, MediateVerdict *ret_verdict) {
         SmackOracle *oracle = security_get_oracle(observer->bus->security);
@@ -172,7 +173,7 @@ static int observer_receives_fds(const Peer *observer, Message *m, MediateVerdic
  * sender can read, instead of delivered to a recipient whose kernel
  * refuses it at recvmsg() (smack_file_receive), whose library then hangs
  * up, so that any app whose label reaches a service could disconnect it
- * (issue 17, found re-attacking). Certainly: the descriptor's label was
+ * with one message. Certainly: the descriptor's label was
  * read and the Smack rules deny the recipient's label the access its mode
  * needs, and the recipient did not hold CAP_MAC_OVERRIDE when it
  * connected (creds-caps.c), with which the kernel lets anything through.

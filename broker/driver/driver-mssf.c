@@ -88,7 +88,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "db-read.h"
-#include "driver.h"
+#include "driver-internal.h"
 #include "message.h"
 #include "smack-oracle.h"
 #include "token-name.h"

@@ -6,8 +6,19 @@
 #include "propfilter.h"
 
 typedef struct Bus Bus;
+typedef struct MatchMessage MatchMessage;
 typedef struct Message Message;
+typedef struct MessageArg MessageArg;
 typedef struct Peer Peer;
+
+/*
+ * Queue for one peer, charged to sender (nullable: the driver), and mark
+ * it for flushing; positive CONNECTION_E_* on refusal.
+ */
+int bus_queue(Peer *peer, Message *m, Peer *sender);
+/* Fills a MatchMessage for m from sender (nullable: the driver). */
+void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
+                            MessageArg *args);
 
 /* Whether (and how) one message is filtered per recipient: decided once per message. */
 typedef struct DispatchFilter {

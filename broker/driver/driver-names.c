@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activate.h"
 #include "activation.h"
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "driver-internal.h"
 #include "driver-stats.h"
 #include "driver.h"
 #include "mediate.h"
@@ -64,7 +66,7 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
          * NameAcquired and the calls queued for an activated name reach
          * their recipients before the caller's reply.
          */
-        r = bus_emit_name_change(bus, &change);
+        r = driver_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
         return driver_return_basic(bus, peer, m, 'u', &reply);
@@ -93,7 +95,7 @@ static int driver_method_release_name(Bus *bus, Peer *peer, Message *m, DriverEr
                 return r < 0 ? r : BUS_ERROR_FAILED;
         security_peer_names_changed(&peer->security);
         /* NameLost and NameOwnerChanged first, as from RequestName. */
-        r = bus_emit_name_change(bus, &change);
+        r = driver_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
         return driver_return_basic(bus, peer, m, 'u', &reply);
@@ -162,7 +164,7 @@ static int driver_method_list_names(Bus *bus, Peer *peer, Message *m, DriverErro
 
 static int driver_method_list_activatable_names(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
-        const ServiceTable *table = activation_get_services(bus->activation.state);
+        const ServiceTable *table = activation_get_services(bus->activation->state);
         const char *const *names = NULL;
         size_t n = table ? service_table_names(table, &names) : 0;
         int r;

@@ -9,7 +9,8 @@
  * Disconnected peers wait on Bus.dead until the end of the batch.
  *
  * Trust: configuration comes from root-owned files; everything a peer
- * sends is untrusted and handled in dispatch.c and driver.c.
+ * sends is untrusted and handled in dispatch.c and, for the driver's
+ * calls, in driver/.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -81,13 +82,7 @@ static int bus_pre(Loop *loop, void *userdata) {
         return 0;
 }
 
-static int bus_on_config_changed(void *userdata) {
-        Bus *bus = userdata;
-
-        return bus->reload ? bus->reload(bus) : 0;
-}
-
-int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
+int bus_new(Loop *loop, BusConfig *config, const BusHooks *hooks, void *hooks_userdata, Bus **ret) {
         _cleanup_(bus_freep) Bus *bus = NULL;
         int r;
 
@@ -95,6 +90,8 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         if (!bus)
                 return -ENOMEM;
         bus->loop = loop;
+        bus->hooks = hooks;
+        bus->hooks_userdata = hooks_userdata;
         ilist_init(&bus->peers);
         ilist_init(&bus->dirty);
         ilist_init(&bus->dead);
@@ -115,11 +112,7 @@ int bus_new(Loop *loop, BusConfig *config, Bus **ret) {
         if (r < 0)
                 return r;
         bus_set_config(bus, config);
-        r = bus_activation_init(bus);
-        if (r < 0)
-                return r;
         notify_init(&bus->notify, loop, bus_count, bus);
-        config_watch_init(&bus->config_watch, loop, bus_on_config_changed, bus);
         loop_set_post(loop, bus_post, bus);
         loop_set_pre(loop, bus_pre, bus);
         *ret = TAKE_PTR(bus);
@@ -154,17 +147,13 @@ Bus *bus_free(Bus *bus) {
         }
         loop_timer_disarm(bus->loop, &bus->reply_timer);
         notify_deinit(&bus->notify);
-        config_watch_deinit(&bus->config_watch);
         bus_free_listen_bound(bus);
         reply_registry_free(bus->replies);
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
-        bus_activation_deinit(bus);
         security_free(bus->security);
         bus_config_free(bus->config);
-        free(bus->config_path);
-        free(bus->policy_path);
         free(bus);
         return NULL;
 }
@@ -268,20 +257,7 @@ int bus_reload(Bus *bus, BusConfig *config) {
         }
         bus_check_listen(bus, config);
         bus_set_config(bus, config);
-        /* A table that does not load keeps the previous one (logged). */
-        (void) bus_activation_reload(bus);
-        if (bus->watching_config)
-                (void) config_watch_set(&bus->config_watch, bus->config);
-        /* As dbus-daemon: after every reload, whatever changed. */
-        r = bus_emit_activatable_services_changed(bus);
-        if (r < 0)
-                log_warning_errno(r, "Failed to announce ActivatableServicesChanged");
         return 0;
-}
-
-void bus_watch_config(Bus *bus) {
-        bus->watching_config = true;
-        (void) config_watch_set(&bus->config_watch, bus->config);
 }
 
 static int bus_on_accept(Listener *listener, int fd, void *userdata) {

@@ -6,7 +6,7 @@ typedef struct MatchRule MatchRule;
 
 #define DRIVER_STATS_RULE_MAX 4096
 
-/* The methods are driver_stats_methods (driver.h). */
+/* The methods are driver_stats_methods (driver-internal.h). */
 /* Records the peaks of match rules and bus names; call after anything may have raised them. */
 void driver_stats_update_peaks(Bus *bus);
 

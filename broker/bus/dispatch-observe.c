@@ -3,10 +3,11 @@
  * recipient: monitors (BecomeMonitor), match rules (broadcasts and
  * eavesdroppers), and the per-recipient property filter they all share.
  *
- * Threat model (DESIGN.md and issue 8: "an eavesdropper never receives
- * a message its label could not have received as its recipient"; issue
- * 17: "a label sees nothing it could not have received as the recipient
- * of its own calls"). Observers are connections that asked to see other
+ * Threat model (DESIGN.md): an eavesdropper never receives a message its
+ * label could not have received as its recipient, and a label sees
+ * nothing it could not have received as the recipient of its own calls;
+ * otherwise observing would be a way around every rule the bus enforces
+ * on delivery. Observers are connections that asked to see other
  * people's traffic; whoever can reach a monitor's label may also try to
  * use it as a channel or knock it off the bus.
  *
@@ -18,8 +19,8 @@
  * monitors only, the error the bus would have given for a broadcast copy
  * or an eavesdropper's copy it withheld, and for a message of its own
  * that a recipient's policy refused (bus_transaction_capture_error_reply).
- * Under MSSF mediation (Smack, or a compiled policy) issue 17's rule
- * wins, failing closed: a message is captured only once it was allowed
+ * Under MSSF mediation (Smack, or a compiled policy) the threat model's
+ * rule wins, failing closed: a message is captured only once it was allowed
  * for its recipient, so a denied message is copied to no observer, and
  * neither is any AccessDenied the bus sends (its text names the caller's
  * label, the destination and the member).
@@ -69,6 +70,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "dispatch-internal.h"
+#include "dispatch.h"
 #include "mediate.h"
 #include "message.h"
 #include "propfilter-policy.h"
@@ -149,7 +151,7 @@ static const MediationNeeds *dispatch_reply_needs(const DispatchFilter *filter) 
         return filter->call ? &filter->call->needs : NULL;
 }
 
-/* The bus's AccessDenied answers, withheld from observers under MSSF mediation (issue 17). */
+/* The bus's AccessDenied answers, withheld from observers under MSSF mediation: they name who was denied what. */
 static bool dispatch_is_hidden_denial(Bus *bus, Peer *sender, Message *m) {
         const char *error;
 

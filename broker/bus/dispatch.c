@@ -2,15 +2,16 @@
  * Routing: what happens to each message a peer sends, as dbus-daemon
  * 1.14 does it (bus/dispatch.c, bus_context_check_security_policy()).
  *
- * In order: the first message must be Hello (driver.c); a monitor may
+ * In order: the first message must be Hello (driver/); a monitor may
  * send nothing (disconnected); the bus stamps SENDER with the peer's
  * unique name (a spoofed one is overwritten); monitors get a copy
  * (dispatch-observe.c: without MSSF mediation before any policy judges
  * it, as dbus-daemon captures; with Smack or a compiled policy only once
- * it was allowed for its recipient, issue 17); then the message goes to
+ * it was allowed for its recipient, so an observer never learns of a
+ * message the policy refused); then the message goes to
  * the driver, to one addressed peer
  * (unicast, plus eavesdroppers once that peer was allowed it), to the
- * start of the service that will own its destination (activate.c), or
+ * start of the service that will own its destination (activation/), or
  * to every peer with a matching rule (a signal without destination). A
  * method call without destination is answered UnknownMethod (libdbus's
  * stock answer inside dbus-daemon, which no monitor sees), and a reply
@@ -39,12 +40,14 @@
  * mediation (Smack, or a compiled policy: bus_mediates()) an unrequested
  * reply is refused whatever busconfig says (AccessDenied to its sender):
  * the caller's library would take one carrying a pending call's serial as
- * that call's answer (issue 17, forged replies). A requested reply that
+ * that call's answer, so anyone who may write to the caller could forge
+ * the service's answer. A requested reply that
  * mediation refuses for a descriptor its caller could not receive has
  * already taken its slot: the caller is answered AccessDenied, and the
  * replier too (dispatch_unreceivable_reply()).
  *
- * Flow control (issue 13): each connection's queue holds at most
+ * Flow control, so that no connection can make the bus hold unbounded
+ * memory or stall others: each connection's queue holds at most
  * max_outgoing_bytes and max_outgoing_unix_fds. A message for a full
  * queue: a unicast from a peer is refused, its sender told LimitsExceeded
  * (dbus-daemon, and dbus-broker for calls and signals); a copy the
@@ -64,7 +67,7 @@
  * that acquires a declared name while the call is pending answers under
  * it (fail closed); one that gives its names up stays under them for the
  * rest of the connection. Beside it the slot keeps what mediation said
- * the call needed of its caller (MediationNeeds, issue 17): observers'
+ * the call needed of its caller (MediationNeeds): observers'
  * copies of the reply are judged by it (dispatch-observe.c). A properties
  * call, or one that needed a token, may not reuse the serial of a call
  * still pending to the same callee (AccessDenied): its reply would take
@@ -80,12 +83,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "activate.h"
 #include "bus-error.h"
+#include "bus-hooks.h"
 #include "bus.h"
 #include "config.h"
 #include "dispatch-internal.h"
-#include "driver.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mediate.h"
 #include "message.h"
@@ -179,7 +182,8 @@ void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *re
  * As dbus-daemon's bus_transaction_send_from_driver(): without MSSF
  * mediation monitors see the message even when the recipient's policy
  * then refuses it (and, for them only, the AccessDenied the driver would
- * have got back); with it, only once it was allowed (issue 17).
+ * have got back); with it, only once it was allowed, so that no observer
+ * sees what the policy refused its recipient.
  */
 static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) {
         bool early = capture && bus_observes_denials(bus);
@@ -373,7 +377,7 @@ static int dispatch_unfilterable(Bus *bus, Peer *sender, Peer *recipient, Messag
 
 /*
  * Under MSSF mediation a reply is delivered only as the answer to a call
- * the bus saw (issue 17, fail closed): the caller's library matches a
+ * the bus saw (fail closed): the caller's library matches a
  * reply by its serial alone, so any connection whose label may write to
  * the caller (another one of the service's label, say) could otherwise
  * answer a protected call first, and busconfig's unrequested-reply rules
@@ -471,13 +475,22 @@ int bus_dispatch_activated(Peer *sender, Message *message) {
         if (!recipient || recipient->monitor)
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NAME_HAS_NO_OWNER,
                                        "Name \"%s\" does not exist", message_get_destination(m));
-        /* Under MSSF mediation activate.c did not capture m: it is captured once allowed. */
+        /* Under MSSF mediation activation did not capture m: it is captured once allowed. */
         return dispatch_unicast(bus, sender, recipient, m, bus_observes_denials(bus));
 }
 
 void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
         if (bus->n_eavesdrop_rules > 0)
                 (void) dispatch_broadcast(bus, sender, NULL, m, NULL);
+}
+
+bool bus_is_activation_failure(Message *m) {
+        const char *interface = message_get_interface(m);
+        const char *member = message_get_member(m);
+
+        return message_get_type(m) == MESSAGE_SIGNAL && interface &&
+               strcmp(interface, "org.freedesktop.systemd1.Activator") == 0 && member &&
+               strcmp(member, "ActivationFailure") == 0;
 }
 
 /*
@@ -491,7 +504,7 @@ void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m) {
  * after bus_driver_handle_message()).
  */
 static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
-        bool capture_after = driver_is_activation_failure(m);
+        bool capture_after = bus_is_activation_failure(m);
         bool observes_denials = bus_observes_denials(bus);
         MediateVerdict verdict;
         int r;
@@ -503,10 +516,10 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
                         dispatch_capture(bus, m, sender, NULL, NULL);
                 return bus_reply_error(bus, sender, m, verdict.error, "%s", verdict.text);
         }
-        /* Under MSSF mediation: once allowed (issue 17). */
+        /* Under MSSF mediation: once allowed, so observers never see a denied call. */
         if (!capture_after && !observes_denials)
                 dispatch_capture(bus, m, sender, NULL, NULL);
-        r = driver_dispatch(bus, sender, m);
+        r = bus->hooks->driver_message(bus, sender, m);
         if (capture_after)
                 dispatch_capture(bus, m, sender, NULL, NULL);
         if (r == 0 && !sender->dead)
@@ -567,7 +580,7 @@ int bus_dispatch(Peer *sender, Message *message) {
         if (sender->dead)
                 return CONNECTION_E_CLOSED;
         if (!sender->registered)
-                return driver_hello(bus, sender, m);
+                return bus->hooks->hello(bus, sender, m);
         if (sender->monitor)
                 return CONNECTION_E_CLOSED;
         r = dispatch_stamp(sender, m);
@@ -582,8 +595,8 @@ int bus_dispatch(Peer *sender, Message *message) {
                 return dispatch_to_driver(bus, sender, m);
         recipient = bus_lookup_peer(bus, destination);
         if (!recipient || recipient->monitor)
-                /* Nobody owns it: bus activation decides, and captures m (activate.c). */
-                return bus_activate(bus, sender, m, destination);
+                /* Nobody owns it: bus activation decides, and captures m (activation/activate.c). */
+                return bus->hooks->activate(bus, sender, m, destination);
         return dispatch_unicast(bus, sender, recipient, m, false);
 }
 

@@ -17,6 +17,7 @@
 #include "bus-error.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
 #include "log.h"
 #include "message.h"
 #include "validate.h"
@@ -50,7 +51,7 @@ static int activate_request_new(const char *unit, Message **ret) {
  * max_pending_service_starts messages wait.
  */
 static int activate_hold_for_systemd(Bus *bus, Message *m, const char *for_name) {
-        BusActivation *a = &bus->activation;
+        BusActivation *a = bus->activation;
         int64_t max = bus->config->limits.max_pending_service_starts;
         BusActivationRequest *grown;
         char *name_copy = NULL;
@@ -95,7 +96,7 @@ int activate_via_systemd(Bus *bus, const char *name, const char *unit) {
 
 /* systemd got its name: what was held back goes out, in order (requests only for starts still pending). */
 void activate_flush_backlog(Bus *bus, Peer *systemd) {
-        BusActivation *a = &bus->activation;
+        BusActivation *a = bus->activation;
         BusActivationRequest *backlog = a->backlog;
         size_t n = a->n_backlog;
 
@@ -123,7 +124,7 @@ int bus_activation_systemd_set_environment(Bus *bus, Message *call, char *error,
         MessageReader reader;
         int r;
 
-        if (!bus->activation.systemd)
+        if (!bus->activation->systemd)
                 return 0;
         r = message_builder_new(MESSAGE_METHOD_CALL, &b);
         if (r == 0)
@@ -195,7 +196,7 @@ int bus_activation_systemd_failure(Bus *bus, Peer *sender, Message *m) {
                 error_name = ACTIVATE_ERROR_FAILED;
         snprintf(unit_copy, sizeof(unit_copy), "%s", unit);
         /* Every start waiting for this unit (one unit may provide several names). */
-        while ((name = activation_name_for_unit(bus->activation.state, unit_copy)))
+        while ((name = activation_name_for_unit(bus->activation->state, unit_copy)))
                 activate_fail(bus, name, error_name, "%s", text);
         return 0;
 }

@@ -1,6 +1,7 @@
 /*
- * mssf-broker's entry point: dbus-daemon's command line, start-up,
- * signals, and the one place the configuration is (re)loaded.
+ * mssf-broker's entry point: dbus-daemon's command line, start-up and
+ * signals. The daemon (daemon.c) builds the bus and is the one place the
+ * configuration is (re)loaded.
  *
  * Start-up order matters for a system bus: load the configuration (fail
  * before touching anything), check the --policy file is readable, bind
@@ -28,8 +29,10 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "activate.h"
 #include "bus.h"
 #include "config.h"
+#include "daemon.h"
 #include "log.h"
 #include "loop.h"
 #include "notify.h"
@@ -38,43 +41,8 @@
 /* Where mssf-policy writes the compiled MSSF policy (DESIGN: the default of --policy). */
 #define MAIN_DEFAULT_POLICY "/var/lib/mssf/policy.db"
 
-static int main_reload_config(Bus *bus) {
-        _cleanup_(bus_config_freep) BusConfig *config = NULL;
-        ConfigError error = {};
-        int r;
-
-        if (!bus->config_path)
-                return 0;
-        r = bus_config_load(bus->config_path, &config, &error);
-        if (r != 0) {
-                log_error("Failed to reload the configuration, keeping the previous one: %s",
-                          error.message[0] ? error.message : strerror(r < 0 ? -r : EINVAL));
-                return r < 0 ? r : -EINVAL;
-        }
-        r = bus_reload(bus, TAKE_PTR(config));
-        if (r < 0)
-                return r;
-        log_info("Reloaded the configuration from %s and the policy from %s", bus->config_path,
-                 bus->policy_path);
-        return 0;
-}
-
-/*
- * Every reload (SIGHUP, ReloadConfig, mssf-policy's request) is framed
- * for systemd by RELOADING=1 and READY=1, the latter also when the new
- * configuration failed and the old one stays: the bus is serving again.
- */
-static int main_reload(Bus *bus) {
-        int r;
-
-        notify_reloading(&bus->notify);
-        r = main_reload_config(bus);
-        notify_ready(&bus->notify);
-        return r;
-}
-
 typedef struct MainSignals {
-        Bus *bus;
+        Daemon *daemon;
         int fd;
         LoopSource source;
 } MainSignals;
@@ -85,11 +53,11 @@ static int main_on_signal(LoopSource *source, uint32_t events, void *userdata) {
 
         while (read(signals->fd, &info, sizeof(info)) == sizeof(info)) {
                 if (info.ssi_signo == SIGHUP)
-                        (void) main_reload(signals->bus);
+                        (void) daemon_reload(signals->daemon);
                 else if (info.ssi_signo == SIGCHLD)
-                        bus_activation_reap(signals->bus);
+                        bus_activation_reap(signals->daemon->bus);
                 else
-                        loop_exit(signals->bus->loop, 0);
+                        loop_exit(signals->daemon->bus->loop, 0);
         }
         return 0;
 }
@@ -108,7 +76,7 @@ static int main_setup_signals(MainSignals *signals) {
         signals->fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
         if (signals->fd < 0)
                 return -errno;
-        return loop_add_io(signals->bus->loop, &signals->source, signals->fd, EPOLLIN,
+        return loop_add_io(signals->daemon->bus->loop, &signals->source, signals->fd, EPOLLIN,
                            main_on_signal, signals);
 }
 
@@ -270,7 +238,8 @@ static void main_raise_fd_limit(void) {
 
 static int main_run(const Options *options) {
         _cleanup_(loop_freep) Loop *loop = NULL;
-        _cleanup_(bus_freep) Bus *bus = NULL;
+        _cleanup_(daemon_freep) Daemon *daemon = NULL;
+        Bus *bus;
         _cleanup_(bus_config_freep) BusConfig *config = NULL;
         MainSignals signals = { .fd = -1 };
         MainWatchdog watchdog = {};
@@ -288,25 +257,25 @@ static int main_run(const Options *options) {
         main_raise_fd_limit();
         r = loop_new(&loop);
         if (r == 0)
-                r = bus_new(loop, TAKE_PTR(config), &bus);
+                r = daemon_new(loop, TAKE_PTR(config), &daemon);
         if (r < 0) {
                 log_error_errno(r, "Failed to set up the bus");
                 return 1;
         }
-        bus->config_path = strdup(options->config_file);
-        bus->policy_path = strdup(options->policy ? options->policy : MAIN_DEFAULT_POLICY);
+        bus = daemon->bus;
+        daemon->config_path = strdup(options->config_file);
+        daemon->policy_path = strdup(options->policy ? options->policy : MAIN_DEFAULT_POLICY);
         /* A compiled policy that exists but does not load stops the bus: it must not run blind. */
-        if (!bus->policy_path || bus_setup_security(bus, bus->policy_path) < 0)
+        if (!daemon->policy_path || bus_setup_security(bus, daemon->policy_path) < 0)
                 return 1;
-        bus->reload = main_reload;
-        bus->activation.systemd = options->systemd_activation;
-        signals.bus = bus;
+        bus->activation->systemd = options->systemd_activation;
+        signals.daemon = daemon;
         /* Start-up failures are logged where they happen. */
         r = main_start(bus, options, &signals, &pidfile);
         if (r == 0)
                 r = main_setup_watchdog(&watchdog, loop, &bus->notify);
         if (r == 0)
-                bus_watch_config(bus);
+                daemon_watch_config(daemon);
         if (r == 0) {
                 r = loop_run(loop);
                 if (r < 0)
@@ -317,7 +286,7 @@ static int main_run(const Options *options) {
                 loop_timer_disarm(loop, &watchdog.timer);
         if (pidfile)
                 (void) unlink(pidfile);
-        bus_free(TAKE_PTR(bus));
+        daemon_free(TAKE_PTR(daemon));
         safe_close(signals.fd);
         return r < 0 ? 1 : 0;
 }

@@ -1,12 +1,19 @@
-/* The message bus: peers, routing, the driver's signals, configuration. */
+/*
+ * The message bus: peers and routing, one message in, copies out or an
+ * error (broker/bus/, README.md).
+ *
+ * Direction: the bus calls io/ and the rooms below it (security/,
+ * busconfig/, mediation/, propfilter/, registry/, smack/, wire/,
+ * config/). It knows neither the driver nor activation: they call down
+ * into it and hand it messages through dispatch.h, and it calls up only
+ * through the BusHooks that daemon/ gives it (bus-hooks.h).
+ */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "activate.h"
-#include "config-watch.h"
 #include "connection.h"
 #include "creds.h"
 #include "ilist.h"
@@ -19,7 +26,9 @@
 #include "security.h"
 #include "strmap.h"
 
+typedef struct BusActivation BusActivation;
 typedef struct BusConfig BusConfig;
+typedef struct BusHooks BusHooks;
 typedef struct Listener Listener;
 typedef struct MatchRule MatchRule;
 typedef struct Message Message;
@@ -70,8 +79,6 @@ struct Bus {
         Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
         Loop *loop;                     /* (not owned) */
         BusConfig *config;              /* (owned) */
-        char *config_path;              /* (owned, nullable) for ReloadConfig */
-        char *policy_path;              /* (owned, nullable) --policy */
         char guid[33];
         char machine_id[33];
         unsigned auth_mechanisms;
@@ -100,14 +107,14 @@ struct Bus {
          * lookup and the body-argument scan it needs.
          */
         size_t n_eavesdrop_rules;
-        BusActivation activation;       /* activate.c: pending starts, children, systemd */
-        int (*reload)(Bus *bus);        /* (nullable) ReloadConfig: main's reload */
+        const BusHooks *hooks;          /* (not owned) the driver, activation, the daemon */
+        void *hooks_userdata;           /* (not owned) the daemon's, for its hooks */
+        BusActivation *activation;      /* (nullable) activation/'s, which daemon/ sets up and frees */
         Notify notify;                  /* sd_notify: READY, RELOADING, STATUS */
-        ConfigWatch config_watch;       /* reload on change, once bus_watch_config() armed it */
-        bool watching_config;
 };
 
-int bus_new(Loop *loop, BusConfig *config, Bus **ret);
+/* A bus on loop with config (taken), calling up through hooks (bus-hooks.h; every one set). */
+int bus_new(Loop *loop, BusConfig *config, const BusHooks *hooks, void *hooks_userdata, Bus **ret);
 Bus *bus_free(Bus *bus);
 
 /* Binds every <listen> address (or the one given); systemd: adopts LISTEN_FDS. */
@@ -118,87 +125,22 @@ int bus_addresses(const Bus *bus, char **ret);
 /* The policy state: busconfig <policy>, the compiled MSSF policy, Smack. Logs its errors. */
 int bus_setup_security(Bus *bus, const char *policy_path);
 /*
- * ReloadConfig/SIGHUP with a loaded config (taken): all or nothing,
- * logged. Like dbus-daemon, it never re-binds: changed <listen> addresses
- * are logged once and apply at the next start.
+ * The bus's part of ReloadConfig/SIGHUP with a loaded config (taken): the
+ * policy and every peer's view of it, all or nothing, then the
+ * configuration; logged. Like dbus-daemon, it never re-binds: changed
+ * <listen> addresses are logged once and apply at the next start. The
+ * daemon does the rest (daemon_reload()).
  */
 int bus_reload(Bus *bus, BusConfig *config);
-/*
- * From now on, a change in a directory the configuration names
- * (<includedir>s, service directories) reloads
- * as SIGHUP does (bus->reload), as with dbus-daemon; each reload watches
- * what its configuration names. Logs its own failures.
- */
-void bus_watch_config(Bus *bus);
 /* Replaces the configuration (limits apply to new connections and quotas from now on). */
 void bus_set_config(Bus *bus, BusConfig *config);
 
 /* Accepts a new connection (the listener callback). */
 int bus_accept(Bus *bus, int fd);
 
-/* Routing (dispatch.c). */
-int bus_dispatch(Peer *sender, Message *m);
-/*
- * A message that waited for its destination's activation, now that the
- * name has an owner (takes m): judged and delivered as if just sent, but
- * not shown to monitors again (they saw it when it arrived), except under
- * MSSF mediation, where they see it now, once allowed.
- */
-int bus_dispatch_activated(Peer *sender, Message *m);
-/*
- * Queue a message the driver made for peer: monitors see it first, then
- * peer's policy judges it (a refused one is dropped silently).
- */
-int bus_send_from_driver(Bus *bus, Peer *peer, Message *m);
-/* The same for a message monitors saw already (held until peer joined). */
-int bus_deliver_from_driver(Bus *bus, Peer *peer, Message *m);
-/* Broadcast a driver signal to matching peers. */
-int bus_broadcast_from_driver(Bus *bus, Message *m);
-/*
- * Queue for one peer, charged to sender (nullable: the driver), and mark
- * it for flushing; positive CONNECTION_E_* on refusal.
- */
-int bus_queue(Peer *peer, Message *m, Peer *sender);
-/* A message the driver handled without error, to eavesdroppers (dbus-daemon shows them those). */
-void bus_eavesdrop_driver_message(Bus *bus, Peer *sender, Message *m);
-/* Copies m to every monitor whose rules match and whose label could have received it. */
-void bus_monitors_capture(Bus *bus, Message *m, Peer *sender);
-/*
- * Whether observers see what the policy refuses, as dbus-daemon's
- * monitors do: only without MSSF mediation (no Smack, no compiled
- * policy). Otherwise a message is captured only once it was allowed for
- * its recipient, and no observer gets the bus's AccessDenied answers
- * (issue 17: fail closed). dispatch-observe.c.
- */
-bool bus_observes_denials(Bus *bus);
-/* Whether MSSF mediation is in force: Smack, or a compiled policy (dispatch-observe.c). */
-bool bus_mediates(Bus *bus);
-/*
- * The driver's error answering call (to its sender), with one string
- * argument; NO_REPLY_EXPECTED as every message of dbus-daemon's driver.
- */
-int bus_error_new(Message *call, const char *error_name, const char *text, Message **ret);
-/*
- * A method call without destination (m, before or after Hello): dbus-daemon
- * leaves it to libdbus, which answers it as a call to the bus as a plain
- * object that implements nothing: UnknownMethod in libdbus's words, with
- * no sender and no destination, even to NO_REPLY_EXPECTED; no monitor
- * sees either.
- */
-int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m);
-/* An error from the driver answering call, whatever its type and flags (as dbus-daemon). */
-int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *format, ...)
-        _printf_(5, 6);
-/* NameOwnerChanged/NameLost/NameAcquired for a change. */
-int bus_emit_name_change(Bus *bus, const NameChange *change);
-/* ActivatableServicesChanged, to every peer that matches it (driver.c). */
-int bus_emit_activatable_services_changed(Bus *bus);
 /* (Re)arm the reply timeout timer. */
 int bus_arm_reply_timer(Bus *bus);
 int bus_on_reply_timeout(LoopTimer *timer, void *userdata);
-/* Fills a MatchMessage for m from sender (nullable: the driver). */
-void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
-                            MessageArg *args);
 
 /* Drops all of a peer's match rules, keeping the eavesdrop count right. */
 void peer_drop_matches(Peer *peer);

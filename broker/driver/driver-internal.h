@@ -1,33 +1,16 @@
-/* The bus driver: org.freedesktop.DBus at /org/freedesktop/DBus. */
+/* driver-internal: the method table and the answer helpers that the driver's files share. */
 #pragma once
 
 #include <stdbool.h>
 
 typedef struct Bus Bus;
 typedef struct Message Message;
-typedef struct Peer Peer;
 typedef struct MessageBuilder MessageBuilder;
+typedef struct Peer Peer;
 
 /* The driver's own interface (its name is BUS_DRIVER_NAME, bus.h). */
 #define DRIVER_INTERFACE "org.freedesktop.DBus"
 
-/* The first message of a peer: Hello, or the peer is dropped (CONNECTION_E_CLOSED). */
-int driver_hello(Bus *bus, Peer *peer, Message *m);
-
-enum {
-        DRIVER_E_FAILED = 1,    /* the call was answered with an error */
-};
-
-/*
- * A message addressed to org.freedesktop.DBus from a registered peer:
- * 0 when handled (answered, or nothing to answer), DRIVER_E_FAILED when
- * answered with an error, or a negative errno.
- */
-int driver_dispatch(Bus *bus, Peer *peer, Message *m);
-/* systemd reporting that a unit the bus asked for did not start. */
-bool driver_is_activation_failure(Message *m);
-
-/* Shared by the driver's files. */
 typedef struct DriverError {
         char text[512];
 } DriverError;

@@ -22,10 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activate.h"
 #include "activation.h"
 #include "bus-error.h"
+#include "bus-hooks.h"
 #include "bus.h"
 #include "config.h"
+#include "dispatch.h"
+#include "driver-internal.h"
 #include "driver-stats.h"
 #include "driver.h"
 #include "log.h"
@@ -130,7 +134,7 @@ static int driver_signal(Bus *bus, Peer *unicast_to, const char *member, const c
         return bus_broadcast_from_driver(bus, m);
 }
 
-int bus_emit_name_change(Bus *bus, const NameChange *change) {
+int driver_emit_name_change(Bus *bus, const NameChange *change) {
         Peer *old_owner = change->old_owner ? change->old_owner->peer : NULL;
         Peer *new_owner = change->new_owner ? change->new_owner->peer : NULL;
         int r;
@@ -163,7 +167,7 @@ int bus_emit_name_change(Bus *bus, const NameChange *change) {
 }
 
 /* After every reload, as dbus-daemon 1.14 sends it: the activatable names may have changed. */
-int bus_emit_activatable_services_changed(Bus *bus) {
+int driver_emit_activatable_services_changed(Bus *bus) {
         return driver_signal(bus, NULL, "ActivatableServicesChanged", "");
 }
 
@@ -272,7 +276,7 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 return r;
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         driver_stats_update_peaks(bus);
-        r = bus_emit_name_change(bus, &change);
+        r = driver_emit_name_change(bus, &change);
         if (r < 0)
                 return r;
         bus_eavesdrop_driver_message(bus, peer, m);
@@ -338,7 +342,7 @@ static int driver_method_update_activation_environment(Bus *bus, Peer *peer, Mes
                         return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                            "Environment variable name \"%s\" is not valid", key);
                 if (r == 0)
-                        r = activation_set_env(bus->activation.state, key, value);
+                        r = activation_set_env(bus->activation->state, key, value);
                 if (r == ACTIVATION_E_INVALID)
                         return driver_fail(error, BUS_ERROR_INVALID_ARGS,
                                            "Environment variable \"%.64s\" is too long", key);
@@ -359,7 +363,7 @@ static int driver_method_get_id(Bus *bus, Peer *peer, Message *m, DriverError *e
 }
 
 static int driver_method_reload_config(Bus *bus, Peer *peer, Message *m, DriverError *error) {
-        int r = bus->reload ? bus->reload(bus) : 0;
+        int r = bus->hooks->reload(bus);
 
         if (r != 0)
                 return driver_fail(error, BUS_ERROR_FAILED, "Failed to reload the configuration");
@@ -460,20 +464,11 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         return method->handler(bus, peer, m, error);
 }
 
-bool driver_is_activation_failure(Message *m) {
-        const char *interface = message_get_interface(m);
-        const char *member = message_get_member(m);
-
-        return message_get_type(m) == MESSAGE_SIGNAL && interface &&
-               strcmp(interface, "org.freedesktop.systemd1.Activator") == 0 && member &&
-               strcmp(member, "ActivationFailure") == 0;
-}
-
 int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
         DriverError error = {};
         int r;
 
-        if (driver_is_activation_failure(m))
+        if (bus_is_activation_failure(m))
                 return bus_activation_systemd_failure(bus, peer, m);
         if (message_get_type(m) != MESSAGE_METHOD_CALL)
                 return 0;       /* other signals and replies to the bus go nowhere */

@@ -25,7 +25,7 @@
  * Match rules are written back in dbus-daemon's key order (type,
  * interface, member, path or path_namespace, sender, destination,
  * eavesdrop, arguments), apostrophes escaped as '\''; the rule's
- * internals are read from registry/match-rule.h, as nothing else in the
+ * internals are read from registry/match-internal.h, as nothing else in the
  * registry formats a rule.
  */
 #include <stdio.h>
@@ -34,9 +34,9 @@
 
 #include "bus-error.h"
 #include "bus.h"
+#include "driver-internal.h"
 #include "driver-stats.h"
-#include "driver.h"
-#include "match-rule.h"
+#include "match-internal.h"
 #include "message.h"
 
 #define DRIVER_STATS_INTERFACE "org.freedesktop.DBus.Debug.Stats"

@@ -1,4 +1,13 @@
-/* activate: bus activation in the daemon (spawned Exec= or systemd), over broker/activation. */
+/*
+ * activate: bus activation in the daemon (spawned Exec= or systemd), over
+ * the bookkeeping of this room (activation.h, service-file.h): who starts
+ * what, and the calls waiting for it (broker/activation/, README.md).
+ *
+ * Direction: activation calls the bus (bus.h, and dispatch.h to hand it
+ * messages) and the rooms below it; it knows nothing of the driver, which
+ * calls it (StartServiceByName, UpdateActivationEnvironment, a new owner),
+ * nor of the daemon, which sets it up and gives the bus its hooks.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -27,7 +36,7 @@ typedef struct BusActivationRequest {
         Message *message;               /* (owned ref) shown to monitors already */
 } BusActivationRequest;
 
-/* What the bus keeps for activation (embedded in Bus). */
+/* What the bus keeps for activation (bus->activation, opaque to the bus). */
 typedef struct BusActivation {
         Activation *state;              /* (owned) table, pending starts, environment */
         LoopTimer timer;                /* the earliest start deadline */
@@ -39,8 +48,12 @@ typedef struct BusActivation {
         char **warnings;                /* (owned) the last load's skipped files, logged once */
 } BusActivation;
 
-/* Sets up from bus->config (limits, servicedirs); logs skipped files. */
+/*
+ * Sets up bus->activation from bus->config (limits, servicedirs); logs
+ * skipped files. On failure bus_activation_deinit() frees what was set up.
+ */
 int bus_activation_init(Bus *bus);
+/* Frees bus->activation (none: nothing to do); its children keep running. */
 void bus_activation_deinit(Bus *bus);
 /* After a reload: the servicedirs again (pending starts go on). */
 int bus_activation_reload(Bus *bus);
@@ -51,6 +64,8 @@ int bus_activation_reload(Bus *bus);
  * ServiceUnknown / NameHasNoOwner / AccessDenied / LimitsExceeded.
  */
 int bus_activate(Bus *bus, Peer *sender, Message *m, const char *destination);
+/* Whether a .service file provides name, or its start is pending. */
+bool bus_activation_knows(Bus *bus, const char *name);
 /*
  * StartServiceByName: answers ALREADY_RUNNING, or queues call's answer
  * behind the start. 0 once answered or queued, a positive BusError with
