@@ -34,7 +34,7 @@
 #include "manifest.h"
 #include "operations.h"
 #include "repositories.h"
-#include "sha256.h"
+#include "digest.h"
 #include "spawn.h"
 
 #define HOOK_INPUT_MAX (64u << 20)
@@ -46,10 +46,10 @@ typedef struct Candidate {
         char *version;
         char *architecture;
         char *deb;                      /* the .deb apt passed */
-        char deb_sha256[SHA256_HEX_SIZE];
+        char deb_sha256[DIGEST_SHA256_HEX_SIZE];
         uint64_t deb_size;
-        char manifest_sha256[SHA256_HEX_SIZE];
-        char md5sums_sha256[SHA256_HEX_SIZE];   /* its md5sums member: what dpkg will keep */
+        char manifest_sha256[DIGEST_SHA256_HEX_SIZE];
+        char md5sums_sha256[DIGEST_SHA256_HEX_SIZE];   /* its md5sums member: what dpkg will keep */
 } Candidate;
 
 typedef struct Hook {
@@ -219,7 +219,9 @@ static int hash_manifest(Hook *h, Candidate *cand) {
                 return r;
         if (status != 0 || !lists_manifest(md5sums, cand->package))
                 return 1;
-        sha256_hex(md5sums, md5sums_size, cand->md5sums_sha256);
+        r = digest_sha256_hex(md5sums, md5sums_size, cand->md5sums_sha256);
+        if (r < 0)
+                return r;
         if (asprintf(&member, "./" AEGIS_MEMBER "%s.aegis", cand->package) < 0)
                 return -ENOMEM;
         r = spawn_start(fsys, -1, &deb);
@@ -240,8 +242,10 @@ static int hash_manifest(Hook *h, Candidate *cand) {
                         cand->deb, member, status2 != 0 && err2 ? err2 : err ? err : "?");
                 return 1;
         }
-        sha256_hex(data, size, cand->manifest_sha256);
-        return sha256_file(cand->deb, cand->deb_sha256, &cand->deb_size);
+        r = digest_sha256_hex(data, size, cand->manifest_sha256);
+        if (r < 0)
+                return r;
+        return digest_sha256_file(cand->deb, cand->deb_sha256, &cand->deb_size);
 }
 
 /* Keep the candidates that ship a manifest, hashed. */

@@ -51,7 +51,7 @@
 #include "manifest.h"
 #include "operations.h"
 #include "registration.h"
-#include "sha256.h"
+#include "digest.h"
 #include "spawn.h"
 
 /* What mssf-policy's own package declares interest in (debian/mssf-policy.triggers). */
@@ -162,7 +162,7 @@ static bool same(const char *a, const char *b) {
  * file: then nothing is kept or taken from a record.
  */
 typedef struct Unpack {
-        char md5sums_sha256[SHA256_HEX_SIZE];
+        char md5sums_sha256[DIGEST_SHA256_HEX_SIZE];
         char id[80];
 } Unpack;
 
@@ -194,8 +194,7 @@ static int read_unpack(ToolContext *c, const char *package, Unpack *ret) {
                 return 0;
         if (r < 0)
                 return r;
-        sha256_hex(text, size, ret->md5sums_sha256);
-        return 0;
+        return digest_sha256_hex(text, size, ret->md5sums_sha256);
 }
 
 /* The origin, and how it was established, for the package file being configured. */
@@ -319,7 +318,7 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
                           Decision *ret_decision, AptRecord *record, Registration *old,
                           const char *version, const char *arch) {
         _cleanup_free_ char *path = NULL, *data = NULL;
-        char sha256[SHA256_HEX_SIZE];
+        char sha256[DIGEST_SHA256_HEX_SIZE];
         Registration reg;
         Unpack unpack;
         size_t size = 0;
@@ -328,7 +327,9 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
         r = read_shipped(c, package, &path, &data, &size);
         if (r != 0)
                 return r;
-        sha256_hex(data, size, sha256);
+        r = digest_sha256_hex(data, size, sha256);
+        if (r < 0)
+                return r;
         r = apt_record_read(&c->paths, package, record);
         if (r == APT_RECORD_E_INVALID) {
                 _cleanup_free_ char *record_path = apt_record_path(&c->paths, package);

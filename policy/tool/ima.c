@@ -5,8 +5,8 @@
  * of the whole file. "evmctl ima_hash -a sha256 FILE" writes exactly these
  * bytes, and the kernel compares them with its own hash when it appraises.
  *
- * The file is read once: SHA-256 for the reference and MD5 for dpkg's
- * md5sums, so that what is checked is what is blessed.
+ * The file is read once (digest.c): SHA-256 for the reference and MD5 for
+ * dpkg's md5sums, so that what is checked is what is blessed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,28 +19,15 @@
 #include "macro.h"
 
 int ima_digest_fd(int fd, ImaDigests *ret) {
-        uint8_t buf[65536];
-        Sha256 sha;
-        Md5 md5;
+        FileDigests digests;
+        int r = digest_fd(fd, &digests);
 
-        sha256_init(&sha);
-        md5_init(&md5);
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                sha256_update(&sha, buf, (size_t) n);
-                md5_update(&md5, buf, (size_t) n);
-        }
+        if (r < 0)
+                return r;
         ret->value[0] = IMA_XATTR_DIGEST_NG;
         ret->value[1] = IMA_HASH_ALGO_SHA256;
-        sha256_final(&sha, ret->value + 2);
-        md5_final(&md5, ret->md5);
+        memcpy(ret->value + 2, digests.sha256, DIGEST_SHA256_SIZE);
+        memcpy(ret->md5, digests.md5, DIGEST_MD5_SIZE);
         return 0;
 }
 

@@ -5,21 +5,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md5.h"
-#include "sha256.h"
+#include "digest.h"
 
 #define IMA_XATTR "security.ima"
 #define EVM_XATTR "security.evm"
 /* IMA_XATTR_DIGEST_NG (type 4), HASH_ALGO_SHA256 (4): what "evmctl ima_hash" writes. */
 #define IMA_XATTR_DIGEST_NG 0x04
 #define IMA_HASH_ALGO_SHA256 0x04
-#define IMA_VALUE_SIZE (2 + SHA256_DIGEST_SIZE)
+#define IMA_VALUE_SIZE (2 + DIGEST_SHA256_SIZE)
 /* EVM_XATTR_HMAC: the kernel's HMAC over the security xattrs, owner and mode. */
 #define EVM_XATTR_HMAC 0x02
 
 typedef struct ImaDigests {
         uint8_t value[IMA_VALUE_SIZE];  /* the security.ima bytes */
-        uint8_t md5[MD5_DIGEST_SIZE];   /* for dpkg's md5sums */
+        uint8_t md5[DIGEST_MD5_SIZE];   /* for dpkg's md5sums */
 } ImaDigests;
 
 /*

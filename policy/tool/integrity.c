@@ -55,12 +55,12 @@ static int lower_hex(char c) {
  * is malformed.
  */
 static int check_md5sums(const char *md5sums, const char *text, size_t size, const char *name,
-                         const char *path, const uint8_t md5[MD5_DIGEST_SIZE], Diagnostics *diag) {
+                         const char *path, const uint8_t md5[DIGEST_MD5_SIZE], Diagnostics *diag) {
         size_t name_len = strlen(name + 1), path_len = strlen(path + 1);
         unsigned line_no = 0;
 
         for (const char *line = text, *end; line < text + size; line = end + 1) {
-                uint8_t listed[MD5_DIGEST_SIZE];
+                uint8_t listed[DIGEST_MD5_SIZE];
                 bool valid = true;
                 size_t len;
 
@@ -68,7 +68,7 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
                 end = memchr(line, '\n', (size_t) (text + size - line));
                 if (!end)
                         end = text + size;
-                if (end - line < 2 * MD5_DIGEST_SIZE + 2 || line[32] != ' ' || line[33] != ' ') {
+                if (end - line < 2 * DIGEST_MD5_SIZE + 2 || line[32] != ' ' || line[33] != ' ') {
                         diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, line_no, 0,
                                         "not a dpkg md5sums line (\"MD5  path\")");
                         return INTEGRITY_E_INVALID;
@@ -77,7 +77,7 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
                 if (!(len == name_len && memcmp(line + 34, name + 1, name_len) == 0) &&
                     !(len == path_len && memcmp(line + 34, path + 1, path_len) == 0))
                         continue;
-                for (size_t i = 0; i < MD5_DIGEST_SIZE; i++) {
+                for (size_t i = 0; i < DIGEST_MD5_SIZE; i++) {
                         int hi = lower_hex(line[2 * i]), lo = lower_hex(line[2 * i + 1]);
 
                         valid = valid && hi >= 0 && lo >= 0;
@@ -88,7 +88,7 @@ static int check_md5sums(const char *md5sums, const char *text, size_t size, con
                                         "not an MD5 digest (32 lower-case hex digits)");
                         return INTEGRITY_E_INVALID;
                 }
-                if (memcmp(listed, md5, MD5_DIGEST_SIZE) == 0)
+                if (memcmp(listed, md5, DIGEST_MD5_SIZE) == 0)
                         return 0;
                 diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, line_no, 35,
                                 "%s was changed after dpkg unpacked it (its MD5 differs from the "

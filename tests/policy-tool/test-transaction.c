@@ -563,7 +563,7 @@ static void md5sums_line(FILE *f, const Scratch *s, const char *name) {
         ImaDigests digests;
 
         assert_int_equal(ima_digest_file(path, &digests), 0);
-        for (size_t i = 0; i < MD5_DIGEST_SIZE; i++)
+        for (size_t i = 0; i < DIGEST_MD5_SIZE; i++)
                 fprintf(f, "%02x", digests.md5[i]);
         fprintf(f, "  %s\n", name);
 }
