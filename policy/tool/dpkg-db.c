@@ -26,20 +26,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "dpkg-db.h"
 #include "fileio.h"
 #include "safe-root.h"
 #include "strmap.h"
 
 struct DpkgDb {
+        PackageDb base;                 /* first: a DpkgDb is a PackageDb */
         char *admindir;
 };
+
+static const PackageDbOps dpkg_ops;
 
 int dpkg_db_new(const char *admindir, DpkgDb **ret) {
         DpkgDb *db = calloc(1, sizeof(*db));
 
         if (!db)
                 return -ENOMEM;
+        db->base.ops = &dpkg_ops;
         db->admindir = strdup(admindir);
         if (!db->admindir) {
                 free(db);
@@ -49,12 +54,32 @@ int dpkg_db_new(const char *admindir, DpkgDb **ret) {
         return 0;
 }
 
+int dpkg_db_new_for(const ToolPaths *paths, DpkgDb **ret) {
+        _cleanup_free_ char *admindir = NULL;
+
+        if (paths->root)
+                admindir = fileio_join(paths->root, "var/lib/dpkg");
+        else
+                admindir = strdup(getenv("DPKG_ADMINDIR") ?: "/var/lib/dpkg");
+        if (!admindir)
+                return -ENOMEM;
+        return dpkg_db_new(admindir, ret);
+}
+
 DpkgDb *dpkg_db_free(DpkgDb *db) {
         if (!db)
                 return NULL;
         free(db->admindir);
         free(db);
         return NULL;
+}
+
+PackageDb *dpkg_db_package_db(DpkgDb *db) {
+        return db ? &db->base : NULL;
+}
+
+static const DpkgDb *dpkg_of(const PackageDb *db) {
+        return (const DpkgDb *) db;
 }
 
 int dpkg_db_info_file(const DpkgDb *db, const char *package, const char *suffix, char **ret) {
@@ -171,7 +196,9 @@ static int path_list_add(char *line, void *userdata) {
         return 0;
 }
 
-int dpkg_db_package_paths(const DpkgDb *db, const char *package, char ***ret, size_t *ret_n) {
+static int dpkg_package_paths(const PackageDb *base, const char *package, char ***ret,
+                              size_t *ret_n) {
+        const DpkgDb *db = dpkg_of(base);
         PathList list = {};
         glob_t g = {};
         int r;
@@ -219,7 +246,7 @@ static char *canonical_of(const ClaimScan *scan, const char *name, int *r) {
         return canonical;
 }
 
-static DpkgClaim *claim_of(const ClaimScan *scan, const StrMap *map, const char *name, int *r) {
+static PackageClaim *claim_of(const ClaimScan *scan, const StrMap *map, const char *name, int *r) {
         _cleanup_free_ char *canonical = canonical_of(scan, name, r);
 
         return canonical ? strmap_get(map, canonical) : NULL;
@@ -235,7 +262,7 @@ static int set_string(char **field, const char *value) {
 static int scan_list_line(char *line, void *userdata) {
         ClaimScan *scan = userdata;
         _cleanup_free_ char *canonical = NULL;
-        DpkgClaim *claim;
+        PackageClaim *claim;
         int r;
 
         canonical = canonical_of(scan, line, &r);
@@ -266,7 +293,7 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         for (char *line = text, *end; line < text + size; line = end + 1) {
-                DpkgClaim *from, *to;
+                PackageClaim *from, *to;
                 char *key, **keys;
 
                 end = memchr(line, '\n', (size_t) (text + size - line));
@@ -308,8 +335,9 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
         return n == 0 ? 0 : -EBADMSG;
 }
 
-int dpkg_db_claims(const DpkgDb *db, const SafeRoot *root, const char *package,
-                   const char *const *paths, size_t n, DpkgClaim *claims) {
+static int dpkg_claims(const PackageDb *base, const SafeRoot *root, const char *package,
+                       const char *const *paths, size_t n, PackageClaim *claims) {
+        const DpkgDb *db = dpkg_of(base);
         ClaimScan scan = { .root = root, .package = package };
         glob_t g = {};
         int r = 0;
@@ -340,13 +368,104 @@ int dpkg_db_claims(const DpkgDb *db, const SafeRoot *root, const char *package,
         return r;
 }
 
-void dpkg_claims_clear(DpkgClaim *claims, size_t n) {
-        for (size_t i = 0; claims && i < n; i++) {
-                free(claims[i].listed_by);
-                free(claims[i].diverted_by);
-                free(claims[i].diverted_to);
-                free(claims[i].holds_diverted);
-                free(claims[i].diverted_owner);
-                claims[i] = (DpkgClaim) {};
-        }
+/* dpkg writes md5sums in lower case: anything else is not its line. */
+static int lower_hex(char c) {
+        return c >= 'A' && c <= 'F' ? -1 : hex_digit_value(c);
 }
+
+/* The file's line of md5sums text ("MD5  path", the path without its '/'), or NULL. */
+static const char *md5sums_line(const char *text, size_t size, const char *name, size_t *ret_line) {
+        size_t length = strlen(name + 1), line_no = 0;
+
+        for (const char *line = text, *end; line < text + size; line = end + 1) {
+                line_no++;
+                end = memchr(line, '\n', (size_t) (text + size - line));
+                if (!end)
+                        end = text + size;
+                if ((size_t) (end - line) == 34 + length && memcmp(line + 34, name + 1, length) == 0) {
+                        *ret_line = line_no;
+                        return line;
+                }
+        }
+        return NULL;
+}
+
+/* Every line of md5sums text is "MD5  path": 0, or the first bad line's number. */
+static size_t md5sums_bad_line(const char *text, size_t size) {
+        size_t line_no = 0;
+
+        for (const char *line = text, *end; line < text + size; line = end + 1) {
+                line_no++;
+                end = memchr(line, '\n', (size_t) (text + size - line));
+                if (!end)
+                        end = text + size;
+                if (end - line < 2 * DIGEST_MD5_SIZE + 2 || line[32] != ' ' || line[33] != ' ')
+                        return line_no;
+                for (size_t i = 0; i < 2 * DIGEST_MD5_SIZE; i++)
+                        if (lower_hex(line[i]) < 0)
+                                return line_no;
+        }
+        return 0;
+}
+
+/*
+ * dpkg recorded each file's MD5 from the package archive
+ * (info/PACKAGE.md5sums, which apt's signature chain vouches for); a file
+ * without a line (a conffile, a package without md5sums) has no record.
+ */
+static int dpkg_check_contents(const PackageDb *base, const char *package,
+                               const char *const *names, const char *const *paths,
+                               const FileDigests *digests, size_t n, bool *bad,
+                               Diagnostics *diag) {
+        _cleanup_free_ char *md5sums = NULL, *text = NULL;
+        size_t size = 0, bad_line;
+        int r;
+
+        r = dpkg_db_info_file(dpkg_of(base), package, "md5sums", &md5sums);
+        if (r < 0 || !md5sums)
+                return r;
+        r = fileio_read(md5sums, &text, &size);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        bad_line = md5sums_bad_line(text, size);
+        if (bad_line) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, (unsigned) bad_line, 1,
+                                "not a dpkg md5sums line (\"MD5  path\", 32 lower-case hex "
+                                "digits)");
+                for (size_t i = 0; i < n; i++)
+                        bad[i] = true;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+                uint8_t listed[DIGEST_MD5_SIZE];
+                size_t line_no = 0;
+                const char *line = md5sums_line(text, size, names[i], &line_no);
+
+                if (!line)
+                        line = md5sums_line(text, size, paths[i], &line_no);
+                if (!line)
+                        continue;
+                for (size_t b = 0; b < DIGEST_MD5_SIZE; b++)
+                        listed[b] = (uint8_t) (lower_hex(line[2 * b]) << 4 | lower_hex(line[2 * b + 1]));
+                if (memcmp(listed, digests[i].md5, DIGEST_MD5_SIZE) == 0)
+                        continue;
+                bad[i] = true;
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, (unsigned) line_no, 35,
+                                "%s was changed after dpkg unpacked it (its MD5 differs from the "
+                                "package's): refusing to record it as the reference for IMA; "
+                                "reinstall the package", names[i]);
+        }
+        return 0;
+}
+
+static void dpkg_free(PackageDb *base) {
+        dpkg_db_free((DpkgDb *) base);
+}
+
+static const PackageDbOps dpkg_ops = {
+        .name = "dpkg",
+        .package_paths = dpkg_package_paths,
+        .claims = dpkg_claims,
+        .check_contents = dpkg_check_contents,
+        .free = dpkg_free,
+};

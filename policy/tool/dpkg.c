@@ -167,17 +167,14 @@ typedef struct Unpack {
 } Unpack;
 
 static int read_unpack(ToolContext *c, const char *package, Unpack *ret) {
-        _cleanup_free_ char *list = NULL, *md5sums = NULL, *text = NULL, *admindir = NULL;
+        _cleanup_free_ char *list = NULL, *md5sums = NULL, *text = NULL;
         _cleanup_(dpkg_db_freep) DpkgDb *db = NULL;
         struct stat st;
         size_t size = 0;
         int r;
 
         *ret = (Unpack) {};
-        admindir = tool_paths_dpkg_admindir(&c->paths);
-        if (!admindir)
-                return -ENOMEM;
-        r = dpkg_db_new(admindir, &db);
+        r = dpkg_db_new_for(&c->paths, &db);
         if (r < 0)
                 return r;
         r = dpkg_db_info_file(db, package, "list", &list);
@@ -503,7 +500,28 @@ static int dpkg_triggered(ToolContext *c) {
         return r;
 }
 
+static int dpkg_action(ToolContext *c, const char *action, const char *package);
+
 int tool_dpkg(ToolContext *c, const char *action, const char *package) {
+        _cleanup_(package_db_freep) PackageDb *own_db = NULL;
+        int r;
+
+        /* dpkg runs us: its database says whose each file is, whoever called. */
+        if (!c->package_db) {
+                DpkgDb *db = NULL;
+
+                r = dpkg_db_new_for(&c->paths, &db);
+                if (r < 0)
+                        return r;
+                c->package_db = own_db = dpkg_db_package_db(db);
+        }
+        r = dpkg_action(c, action, package);
+        if (own_db)
+                c->package_db = NULL;
+        return r;
+}
+
+static int dpkg_action(ToolContext *c, const char *action, const char *package) {
         if (package && !manifest_valid_package_label(package)) {
                 diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
                                 "\"%s\" is not a package name mssf-policy can register (it "

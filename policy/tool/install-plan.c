@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dpkg-db.h"
 #include "fileio.h"
 #include "install-plan.h"
 #include "integrity.h"
@@ -68,7 +67,6 @@ InstallPlan *install_plan_free(InstallPlan *plan) {
         integrity_plan_free(plan->integrity);
         package_files_free(plan->old_files);
         package_files_free(plan->new_files);
-        dpkg_db_free(plan->dpkg);
         safe_root_free(plan->root);
         free(plan);
         return NULL;
@@ -178,31 +176,19 @@ int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *di
 }
 
 int install_plan_open_root(InstallPlan *plan, const ToolPaths *paths) {
-        _cleanup_free_ char *admindir = NULL;
-        int r;
-
-        if (!plan->root) {
-                r = safe_root_new(paths->file_root, &plan->root);
-                if (r < 0)
-                        return r;
-        }
-        if (plan->dpkg)
-                return 0;
-        admindir = tool_paths_dpkg_admindir(paths);
-        if (!admindir)
-                return -ENOMEM;
-        return dpkg_db_new(admindir, &plan->dpkg);
+        return plan->root ? 0 : safe_root_new(paths->file_root, &plan->root);
 }
 
-int install_plan_files(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag) {
+int install_plan_files(InstallPlan *plan, const ToolPaths *paths, const PackageDb *db,
+                       Diagnostics *diag) {
         PackageFilesContext context;
         int r;
 
         r = install_plan_open_root(plan, paths);
         if (r < 0)
                 return r;
-        context = (PackageFilesContext) { .root = plan->root, .dpkg = plan->dpkg, .set = plan->set };
-        /* On remove, dpkg's list still names what the package installed. */
+        context = (PackageFilesContext) { .root = plan->root, .db = db, .set = plan->set };
+        /* On remove, the package manager's list still names what the package installed. */
         r = package_files_new(&context, plan->package, plan->old_package,
                               plan->from_dpkg && !plan->new_package, false, diag,
                               &plan->old_files);

@@ -11,7 +11,7 @@
 #include "strmap.h"
 #include "transaction.h"
 
-typedef struct DpkgDb DpkgDb;
+typedef struct PackageDb PackageDb;
 typedef struct IntegrityPlan IntegrityPlan;
 typedef struct PackageFiles PackageFiles;
 typedef struct SafeRoot SafeRoot;
@@ -38,10 +38,9 @@ typedef struct InstallPlan {
         const Package *new_package;     /* (nullable) in set: the package after */
         Package *old_package;           /* (nullable) the installed version, if it loads */
         bool was_installed;
-        bool from_dpkg;                 /* dpkg runs us: info/PACKAGE.list is the package's */
+        bool from_dpkg;                 /* the package manager runs us: its list is the package's */
         bool recovering;                /* undoing a crash: old claims are not refused anew */
         SafeRoot *root;                 /* (nullable until install_plan_files) where files are */
-        DpkgDb *dpkg;                   /* (nullable until install_plan_files) */
         /* (nullable) the package's own files (package-files.h), before and after */
         PackageFiles *old_files;
         PackageFiles *new_files;
@@ -82,16 +81,18 @@ int install_plan_load(InstallPlan *plan, const ToolPaths *paths, Diagnostics *di
 /* After policy_set_resolve(): every package's rule file, and the kernel changes. */
 int install_plan_rules(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
 
-/* Open the root the package's files are in, and dpkg's database (once per plan). */
+/* Open the root the package's files are in (once per plan). */
 int install_plan_open_root(InstallPlan *plan, const ToolPaths *paths);
 
 /*
  * Open the root the package's files are in, and find which of them are
- * the package's (package-files.h): those new_package names must be
+ * the package's (package-files.h), as the package manager's database db
+ * (nullable: none) says: those new_package names must be
  * (INSTALL_PLAN_E_INVALID with errors in diag), those old_package named
  * are only kept where they are. After install_plan_load().
  */
-int install_plan_files(InstallPlan *plan, const ToolPaths *paths, Diagnostics *diag);
+int install_plan_files(InstallPlan *plan, const ToolPaths *paths, const PackageDb *db,
+                       Diagnostics *diag);
 
 /*
  * mssf-policy's rule files are root's alone: the boot-time loader and

@@ -143,14 +143,14 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
         if (r != 0)
                 return r;
         /* Which files are the package's: a <for path> that names another's refuses here. */
-        r = install_plan_files(plan, &c->paths, c->diag);
+        r = install_plan_files(plan, &c->paths, c->package_db, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
         /* Recovery's comes from the journal: what the interrupted change found. */
         if (plan->integrity)
                 return 0;
         /* Reads every file now: a changed one refuses before anything is touched. */
-        r = integrity_plan_new(plan->root, plan->dpkg, plan->package, plan->old_files,
+        r = integrity_plan_new(plan->root, c->package_db, plan->package, plan->old_files,
                                plan->new_files, c->diag, &plan->integrity);
         return r > 0 ? TOOL_E_INVALID : r;
 }

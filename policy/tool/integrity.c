@@ -7,12 +7,13 @@
  * each opened through the root without following a symlink.
  *
  * Trust: the file on disk is hashed as it is when mssf-policy runs, so a
- * file altered between dpkg's unpack and configure would be blessed. dpkg
- * recorded each file's MD5 from the package archive (info/PACKAGE.md5sums,
- * which apt's signature chain vouches for): a file that no longer matches
- * it refuses the whole change, naming the md5sums line. Files without an
- * md5sums line (conffiles, packages without md5sums) get the hash of what
- * is there.
+ * file altered between the package manager's unpack and our run would be
+ * blessed. The package manager recorded each file's digest from the
+ * package archive (dpkg: info/PACKAGE.md5sums, which apt's signature
+ * chain vouches for; package-db.h asks it): a file that no longer matches
+ * refuses the whole change, naming the record's line. Files without a
+ * record (conffiles, packages without md5sums) get the hash of what is
+ * there.
  *
  * Every file is read in integrity_plan_new(), before the transaction
  * touches anything; integrity_apply() opens each again, checks that it is
@@ -37,67 +38,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "dpkg-db.h"
 #include "fileio.h"
 #include "integrity.h"
+#include "package-db.h"
 #include "package-files.h"
 #include "safe-root.h"
-
-/* dpkg writes md5sums in lower case: anything else is not its line. */
-static int lower_hex(char c) {
-        return c >= 'A' && c <= 'F' ? -1 : hex_digit_value(c);
-}
-
-/*
- * Check the file dpkg names name (or, on a merged-/usr system, path)
- * against dpkg's md5sums text: 0 when it matches or the md5sums does not
- * list it, INTEGRITY_E_INVALID (diag) when it differs or the md5sums line
- * is malformed.
- */
-static int check_md5sums(const char *md5sums, const char *text, size_t size, const char *name,
-                         const char *path, const uint8_t md5[DIGEST_MD5_SIZE], Diagnostics *diag) {
-        size_t name_len = strlen(name + 1), path_len = strlen(path + 1);
-        unsigned line_no = 0;
-
-        for (const char *line = text, *end; line < text + size; line = end + 1) {
-                uint8_t listed[DIGEST_MD5_SIZE];
-                bool valid = true;
-                size_t len;
-
-                line_no++;
-                end = memchr(line, '\n', (size_t) (text + size - line));
-                if (!end)
-                        end = text + size;
-                if (end - line < 2 * DIGEST_MD5_SIZE + 2 || line[32] != ' ' || line[33] != ' ') {
-                        diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, line_no, 0,
-                                        "not a dpkg md5sums line (\"MD5  path\")");
-                        return INTEGRITY_E_INVALID;
-                }
-                len = (size_t) (end - line - 34);
-                if (!(len == name_len && memcmp(line + 34, name + 1, name_len) == 0) &&
-                    !(len == path_len && memcmp(line + 34, path + 1, path_len) == 0))
-                        continue;
-                for (size_t i = 0; i < DIGEST_MD5_SIZE; i++) {
-                        int hi = lower_hex(line[2 * i]), lo = lower_hex(line[2 * i + 1]);
-
-                        valid = valid && hi >= 0 && lo >= 0;
-                        listed[i] = (uint8_t) (hi << 4 | lo);
-                }
-                if (!valid) {
-                        diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, line_no, 1,
-                                        "not an MD5 digest (32 lower-case hex digits)");
-                        return INTEGRITY_E_INVALID;
-                }
-                if (memcmp(listed, md5, DIGEST_MD5_SIZE) == 0)
-                        return 0;
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, md5sums, line_no, 35,
-                                "%s was changed after dpkg unpacked it (its MD5 differs from the "
-                                "package's): refusing to record it as the reference for IMA; "
-                                "reinstall the package", name);
-                return INTEGRITY_E_INVALID;
-        }
-        return 0;
-}
 
 /* Add "set path's security.ima to value" (NULL: remove it); value is copied. */
 static int plan_add(IntegrityPlan *plan, const SafeRoot *root, const char *path,
@@ -137,7 +82,7 @@ static int plan_add(IntegrityPlan *plan, const SafeRoot *root, const char *path,
 }
 
 /* Hash file through a descriptor that is still the file package-files.c found. */
-static int hash_file(const SafeRoot *root, const PackageFile *file, ImaDigests *ret,
+static int hash_file(const SafeRoot *root, const PackageFile *file, FileDigests *ret,
                      Diagnostics *diag) {
         _cleanup_close_ int fd = -1;
         struct stat st;
@@ -155,7 +100,7 @@ static int hash_file(const SafeRoot *root, const PackageFile *file, ImaDigests *
                                 "was checked): not hashed");
                 return INTEGRITY_E_INVALID;
         }
-        r = ima_digest_fd(fd, ret);
+        r = digest_fd(fd, ret);
         if (r < 0) {
                 diagnostics_add(diag, DIAGNOSTIC_ERROR, file->path, 0, 0,
                                 "cannot read it to record its reference hash: %s", strerror(-r));
@@ -164,44 +109,51 @@ static int hash_file(const SafeRoot *root, const PackageFile *file, ImaDigests *
         return 0;
 }
 
-/* Hash every file of files, check each against md5sums, add them to plan. */
-static int plan_hashes(IntegrityPlan *plan, const SafeRoot *root, const DpkgDb *dpkg,
+/*
+ * Hash every file of files, have the package manager check each against
+ * what it recorded at unpack (db nullable: nothing recorded), and add
+ * them to plan.
+ */
+static int plan_hashes(IntegrityPlan *plan, const SafeRoot *root, const PackageDb *db,
                        const char *package_name, const PackageFiles *files, Diagnostics *diag) {
-        _cleanup_free_ char *md5sums = NULL, *text = NULL;
-        size_t size = 0;
+        _cleanup_free_ FileDigests *digests = calloc(files->n_files + 1, sizeof(*digests));
+        _cleanup_free_ const char **names = calloc(files->n_files + 1, sizeof(*names));
+        _cleanup_free_ const char **paths = calloc(files->n_files + 1, sizeof(*paths));
+        _cleanup_free_ bool *bad = calloc(files->n_files + 1, sizeof(*bad));
         int r, result = 0;
 
-        r = dpkg ? dpkg_db_info_file(dpkg, package_name, "md5sums", &md5sums) : 0;
-        if (r < 0)
-                return r;
-        if (md5sums) {
-                r = fileio_read(md5sums, &text, &size);
+        if (!digests || !names || !paths || !bad)
+                return -ENOMEM;
+        for (size_t i = 0; i < files->n_files; i++) {
+                r = hash_file(root, &files->files[i], &digests[i], diag);
+                if (r != 0)
+                        return r;
+                names[i] = files->files[i].name;
+                paths[i] = files->files[i].path;
+        }
+        if (db && files->n_files > 0) {
+                r = db->ops->check_contents(db, package_name, names, paths, digests, files->n_files,
+                                            bad, diag);
                 if (r < 0)
                         return r;
         }
         for (size_t i = 0; i < files->n_files; i++) {
-                const PackageFile *file = &files->files[i];
-                ImaDigests digests;
+                uint8_t value[IMA_VALUE_SIZE] = { IMA_XATTR_DIGEST_NG, IMA_HASH_ALGO_SHA256 };
 
-                r = hash_file(root, file, &digests, diag);
-                if (r != 0)
-                        return r;
-                if (text) {
-                        r = check_md5sums(md5sums, text, size, file->name, file->path,
-                                          digests.md5, diag);
-                        if (r != 0) {
-                                result = r;
-                                continue;
-                        }
+                if (bad[i]) {
+                        result = INTEGRITY_E_INVALID;
+                        continue;
                 }
-                r = plan_add(plan, root, file->path, &file->st, digests.value, IMA_VALUE_SIZE);
+                memcpy(value + 2, digests[i].sha256, DIGEST_SHA256_SIZE);
+                r = plan_add(plan, root, files->files[i].path, &files->files[i].st, value,
+                             IMA_VALUE_SIZE);
                 if (r < 0)
                         return r;
         }
         return result;
 }
 
-int integrity_plan_new(const SafeRoot *root, const DpkgDb *dpkg, const char *package_name,
+int integrity_plan_new(const SafeRoot *root, const PackageDb *db, const char *package_name,
                        const PackageFiles *old_files, const PackageFiles *new_files,
                        Diagnostics *diag, IntegrityPlan **ret) {
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
@@ -210,7 +162,7 @@ int integrity_plan_new(const SafeRoot *root, const DpkgDb *dpkg, const char *pac
         if (!plan)
                 return -ENOMEM;
         if (new_files)
-                r = plan_hashes(plan, root, dpkg, package_name, new_files, diag);
+                r = plan_hashes(plan, root, db, package_name, new_files, diag);
         for (size_t i = 0; r >= 0 && old_files && i < old_files->n_files; i++) {
                 const PackageFile *file = &old_files->files[i];
 

@@ -11,7 +11,7 @@
 #include "macro.h"
 #include "transaction.h"
 
-typedef struct DpkgDb DpkgDb;
+typedef struct PackageDb PackageDb;
 typedef struct PackageFiles PackageFiles;
 typedef struct SafeRoot SafeRoot;
 
@@ -53,14 +53,15 @@ enum {
 
 /*
  * What the change does to security.ima: new_files' files (nullable:
- * removed) get their hash, each checked against dpkg's md5sums of
- * package_name where dpkg has one (a mismatch is INTEGRITY_E_INVALID with
- * "md5sums:LINE: ..." in diag); files only old_files (nullable) had lose
+ * removed) get their hash, each checked against what the package manager
+ * (db, nullable: none) recorded of package_name's files (a mismatch is
+ * INTEGRITY_E_INVALID with the record's "FILE:LINE: ..." in diag, dpkg's
+ * md5sums); files only old_files (nullable) had lose
  * it. Both sets come from package_files_new(): the package's own regular
  * files. Reads every file now, through a descriptor, before anything is
  * changed.
  */
-int integrity_plan_new(const SafeRoot *root, const DpkgDb *dpkg, const char *package_name,
+int integrity_plan_new(const SafeRoot *root, const PackageDb *db, const char *package_name,
                        const PackageFiles *old_files, const PackageFiles *new_files,
                        Diagnostics *diag, IntegrityPlan **ret);
 IntegrityPlan *integrity_plan_free(IntegrityPlan *plan);

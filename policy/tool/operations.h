@@ -7,6 +7,8 @@
 #include "diagnostic.h"
 #include "paths.h"
 
+typedef struct PackageDb PackageDb;
+
 /*
  * Expected outcomes, one per exit code of the command (docs/mssf-policy.md);
  * negative errno values are failures (exit 1). Every operation that fails
@@ -32,6 +34,13 @@ typedef struct ToolContext {
          */
         bool defer_policy_db;
         bool policy_db_stale;
+        /*
+         * (nullable) The package manager's database: which package installed
+         * which file, and what it recorded of them (package-db.h). Whoever
+         * starts the run chooses it (main.c: dpkg's), so that the install
+         * path never knows which package manager it serves.
+         */
+        PackageDb *package_db;
 } ToolContext;
 
 int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin);

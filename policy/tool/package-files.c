@@ -10,11 +10,13 @@
  * package's file blesses whatever it holds. So a file is the package's
  * only where the package database agrees:
  *
- *  - under dpkg, the file is in the package's own list (info/PACKAGE.list,
- *    every architecture) and in no other package's list; dpkg's
- *    diversions decide who holds a diverted path (dpkg-db.c);
- *  - run by hand (mssf-policy install), no dpkg package but one of the
- *    same name lists it;
+ *  - run by the package manager, the file is in the package's own list
+ *    (dpkg: info/PACKAGE.list, every architecture) and in no other
+ *    package's list; dpkg's diversions decide who holds a diverted path
+ *    (package-db.h: the package manager's database, deb/dpkg-db.c for
+ *    dpkg);
+ *  - run by hand (mssf-policy install), no package but one of the same
+ *    name lists it;
  *  - always, no other installed package names it in its own <for path>.
  *
  * And the file must be what it claims, checked on the file itself, opened
@@ -28,7 +30,7 @@
  *
  * What a new manifest names and cannot have refuses the whole change, at
  * the <for>'s line and column (strict). What an installed version named
- * (an upgrade's or a removal's old files) or dpkg's list holds beyond the
+ * (an upgrade's or a removal's old files) or the list holds beyond the
  * package's own regular files is left alone, with a warning where it is
  * news: a package registered before these checks must not get its old
  * claims undone on files that were never its own.
@@ -43,20 +45,20 @@
 #include <unistd.h>
 
 #include "device-policy.h"
-#include "dpkg-db.h"
+#include "package-db.h"
 #include "model.h"
 #include "package-files.h"
 #include "safe-root.h"
 #include "strmap.h"
 
-/* A name to consider: from the manifest (target) or dpkg's list. */
+/* A name to consider: from the manifest (target) or the package manager's list. */
 typedef struct Candidate {
         char *name;
         char *path;                     /* canonical */
         const RequestTarget *target;    /* (nullable) */
         const Request *request;         /* (nullable) the target's request */
-        DpkgClaim claim;
-        bool own_listed;                /* in the package's own dpkg list */
+        PackageClaim claim;
+        bool own_listed;                /* in the package's own list */
         const char *registered_by;      /* (nullable) another package's <for path> */
 } Candidate;
 
@@ -64,7 +66,7 @@ typedef struct Collector {
         const PackageFilesContext *context;
         const char *package_name;
         const Package *package;
-        bool with_dpkg;
+        bool with_list;
         bool strict;
         Diagnostics *diag;
         Candidate *candidates;
@@ -80,7 +82,7 @@ static void collector_clear(Collector *c) {
         for (size_t i = 0; i < c->n_candidates; i++) {
                 free(c->candidates[i].name);
                 free(c->candidates[i].path);
-                dpkg_claims_clear(&c->candidates[i].claim, 1);
+                package_claims_clear(&c->candidates[i].claim, 1);
         }
         free(c->candidates);
         strmap_deinit(&c->index);
@@ -196,14 +198,14 @@ static int add_targets(Collector *c) {
         return 0;
 }
 
-static int add_dpkg_list(Collector *c) {
+static int add_own_list(Collector *c) {
         char **names = NULL;
         size_t n = 0;
         int r;
 
-        if (!c->with_dpkg || !c->context->dpkg)
+        if (!c->with_list || !c->context->db)
                 return 0;
-        r = dpkg_db_package_paths(c->context->dpkg, c->package_name, &names, &n);
+        r = c->context->db->ops->package_paths(c->context->db, c->package_name, &names, &n);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 Candidate *candidate;
                 char *path = NULL;
@@ -265,7 +267,7 @@ static int index_registered(Collector *c) {
 
 static int find_claims(Collector *c) {
         _cleanup_free_ const char **paths = NULL;
-        _cleanup_free_ DpkgClaim *claims = NULL;
+        _cleanup_free_ PackageClaim *claims = NULL;
         int r;
 
         r = index_registered(c);
@@ -274,7 +276,7 @@ static int find_claims(Collector *c) {
         for (size_t i = 0; i < c->n_candidates; i++)
                 c->candidates[i].registered_by = strmap_get(&c->registered,
                                                             c->candidates[i].path);
-        if (!c->context->dpkg || c->n_candidates == 0)
+        if (!c->context->db || c->n_candidates == 0)
                 return 0;
         paths = calloc(c->n_candidates, sizeof(*paths));
         claims = calloc(c->n_candidates, sizeof(*claims));
@@ -282,10 +284,10 @@ static int find_claims(Collector *c) {
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_candidates; i++)
                 paths[i] = c->candidates[i].path;
-        r = dpkg_db_claims(c->context->dpkg, c->context->root, c->package_name, paths,
-                           c->n_candidates, claims);
+        r = c->context->db->ops->claims(c->context->db, c->context->root, c->package_name, paths,
+                                        c->n_candidates, claims);
         if (r < 0) {
-                dpkg_claims_clear(claims, c->n_candidates);
+                package_claims_clear(claims, c->n_candidates);
                 return r;
         }
         for (size_t i = 0; i < c->n_candidates; i++)
@@ -299,7 +301,7 @@ static int find_claims(Collector *c) {
  * package's own.
  */
 static int foreign_owner(const Collector *c, const Candidate *candidate, char **ret) {
-        const DpkgClaim *claim = &candidate->claim;
+        const PackageClaim *claim = &candidate->claim;
         const char *diverter = claim->diverted_by;
         bool own_diversion = diverter && strcmp(diverter, c->package_name) == 0;
         int r = 0;
@@ -317,13 +319,14 @@ static int foreign_owner(const Collector *c, const Candidate *candidate, char **
                              claim->holds_diverted, strcmp(diverter, ":") == 0 ?
                              "the administrator" : diverter);
         else if (claim->listed_by && !own_diversion)
-                r = asprintf(ret, "it belongs to package %s (dpkg lists it for %s)",
-                             claim->listed_by, claim->listed_by);
+                r = asprintf(ret, "it belongs to package %s (%s lists it for %s)",
+                             claim->listed_by, c->context->db->ops->name, claim->listed_by);
         else if (candidate->registered_by)
                 r = asprintf(ret, "it belongs to package %s (its manifest names it as its "
                              "binary)", candidate->registered_by);
-        else if (c->with_dpkg && c->context->dpkg && !candidate->own_listed)
-                r = asprintf(ret, "dpkg's file list of %s does not name it", c->package_name);
+        else if (c->with_list && c->context->db && !candidate->own_listed)
+                r = asprintf(ret, "%s's file list of %s does not name it",
+                             c->context->db->ops->name, c->package_name);
         return r < 0 ? -ENOMEM : 0;
 }
 
@@ -532,14 +535,14 @@ static int check_links(Collector *c, PackageFiles *files) {
 }
 
 int package_files_new(const PackageFilesContext *context, const char *package_name,
-                      const Package *package, bool with_dpkg, bool strict,
+                      const Package *package, bool with_list, bool strict,
                       Diagnostics *diag, PackageFiles **ret) {
         _cleanup_(package_files_freep) PackageFiles *files = calloc(1, sizeof(*files));
         Collector c = {
                 .context = context,
                 .package_name = package_name,
                 .package = package,
-                .with_dpkg = with_dpkg,
+                .with_list = with_list,
                 .strict = strict,
                 .diag = diag,
         };
@@ -549,7 +552,7 @@ int package_files_new(const PackageFilesContext *context, const char *package_na
                 return -ENOMEM;
         r = add_targets(&c);
         if (r >= 0)
-                r = add_dpkg_list(&c);
+                r = add_own_list(&c);
         if (r >= 0)
                 r = find_claims(&c);
         for (size_t i = 0; r >= 0 && i < c.n_candidates; i++)
@@ -563,6 +566,17 @@ int package_files_new(const PackageFilesContext *context, const char *package_na
                 return PACKAGE_FILES_E_REFUSED;
         *ret = TAKE_PTR(files);
         return 0;
+}
+
+void package_claims_clear(PackageClaim *claims, size_t n) {
+        for (size_t i = 0; claims && i < n; i++) {
+                free(claims[i].listed_by);
+                free(claims[i].diverted_by);
+                free(claims[i].diverted_to);
+                free(claims[i].holds_diverted);
+                free(claims[i].diverted_owner);
+                claims[i] = (PackageClaim) {};
+        }
 }
 
 PackageFiles *package_files_free(PackageFiles *files) {

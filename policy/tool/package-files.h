@@ -8,7 +8,7 @@
 #include "diagnostic.h"
 #include "macro.h"
 
-typedef struct DpkgDb DpkgDb;
+typedef struct PackageDb PackageDb;
 typedef struct Package Package;
 typedef struct PolicySet PolicySet;
 typedef struct RequestTarget RequestTarget;
@@ -17,7 +17,7 @@ typedef struct SafeRoot SafeRoot;
 /* One regular file of the package, as found when the change was planned. */
 typedef struct PackageFile {
         char *path;                     /* canonical, inside the root: "/usr/bin/x" */
-        char *name;                     /* as dpkg's list or the manifest names it */
+        char *name;                     /* as the package manager's list or the manifest names it */
         struct stat st;                 /* dev and ino: the write must find the same file */
         /* (nullable, not owned) the manifest's <for> naming it: a binary
          * that gets SMACK64EXEC; NULL: only hashed (dpkg's list) */
@@ -33,7 +33,7 @@ typedef struct PackageFiles {
 /* Where the files are, and who else has a word about them. */
 typedef struct PackageFilesContext {
         const SafeRoot *root;
-        const DpkgDb *dpkg;             /* (nullable) no dpkg database */
+        const PackageDb *db;            /* (nullable) no package manager's database */
         /* (nullable) the installed set: other packages' <for path> binaries
          * are theirs, and the device policy says who may have set-id files */
         const PolicySet *set;
@@ -47,12 +47,13 @@ enum {
 
 /*
  * The files of package (nullable: none of its binaries) named
- * package_name: its own "<for path>" binaries and, with with_dpkg, every
- * regular file of dpkg's list of package_name. A file is the package's
- * when dpkg lists it for the package and no other (diversions
+ * package_name: its own "<for path>" binaries and, with with_list (the
+ * package manager runs us), every regular file of the package manager's
+ * list of package_name (context->db). A file is the package's when the
+ * list names it for the package and no other (dpkg's diversions
  * respected) and no other installed package names it in a <for path>;
- * without with_dpkg (mssf-policy install by hand) when no other dpkg
- * package lists it and no other installed package names it. Every file
+ * without with_list (mssf-policy install by hand) when no other package
+ * lists it and no other installed package names it. Every file
  * is opened through the root without following a symlink (safe-root.h).
  *
  * A <for path> that names anything else (another package's file, a
@@ -69,7 +70,7 @@ enum {
  * 0 and *ret, PACKAGE_FILES_E_REFUSED, or -errno.
  */
 int package_files_new(const PackageFilesContext *context, const char *package_name,
-                      const Package *package, bool with_dpkg, bool strict,
+                      const Package *package, bool with_list, bool strict,
                       Diagnostics *diag, PackageFiles **ret);
 PackageFiles *package_files_free(PackageFiles *files);
 

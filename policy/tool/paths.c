@@ -151,11 +151,3 @@ char *tool_paths_file(const ToolPaths *paths, const char *path) {
                 return NULL;
         return joined;
 }
-
-char *tool_paths_dpkg_admindir(const ToolPaths *paths) {
-        char *dir = NULL;
-
-        if (paths->root)
-                return asprintf(&dir, "%s/var/lib/dpkg", paths->root) < 0 ? NULL : dir;
-        return strdup(getenv("DPKG_ADMINDIR") ?: "/var/lib/dpkg");
-}

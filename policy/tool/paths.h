@@ -61,8 +61,5 @@ const char *tool_path_env(ToolPathKind kind);
 int tool_paths_init(ToolPaths *paths, const ToolPathOptions *options);
 void tool_paths_deinit(ToolPaths *paths);
 
-/* dpkg's admin directory (allocated): ROOT/var/lib/dpkg, $DPKG_ADMINDIR, /var/lib/dpkg. */
-char *tool_paths_dpkg_admindir(const ToolPaths *paths);
-
 /* A path named by a manifest ("/usr/bin/x") under file_root (allocated). */
 char *tool_paths_file(const ToolPaths *paths, const char *path);

@@ -177,7 +177,7 @@ static Package *naming(const char *path, const char *policy, const char *origin)
 
 static int files_of(const Fixture *f, const Package *package, bool with_dpkg, bool strict,
                     Diagnostics *diag, PackageFiles **ret) {
-        PackageFilesContext context = { .root = f->safe, .dpkg = f->dpkg, .set = f->set };
+        PackageFilesContext context = { .root = f->safe, .db = dpkg_db_package_db(f->dpkg), .set = f->set };
 
         *ret = NULL;
         return package_files_new(&context, "pkg", package, with_dpkg, strict, diag, ret);
