@@ -32,7 +32,7 @@
 #include "apt-lists.h"
 #include "apt-record.h"
 #include "manifest.h"
-#include "operations.h"
+#include "context.h"
 #include "repositories.h"
 #include "digest.h"
 #include "spawn.h"

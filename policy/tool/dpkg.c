@@ -49,7 +49,7 @@
 #include "install.h"
 #include "installed.h"
 #include "manifest.h"
-#include "operations.h"
+#include "context.h"
 #include "registration.h"
 #include "digest.h"
 #include "spawn.h"

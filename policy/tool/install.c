@@ -88,7 +88,7 @@
 #include "install.h"
 #include "manifest.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
 #include "policyset.h"
 #include "smack-setup.h"
 #include "transaction.h"

@@ -6,6 +6,11 @@
 typedef struct InstallPlan InstallPlan;
 typedef struct ToolContext ToolContext;
 
+/* mssf-policy install, remove, compile (output NULL: paths.policy_db, and the bus is asked to reload). */
+int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin);
+int tool_remove(ToolContext *c, const char *package);
+int tool_compile(ToolContext *c, const char *output);
+
 /*
  * Take the lock on the installed state (blocking) and first undo what an
  * interrupted run left (its journal): 0 and *ret_lock (close it to

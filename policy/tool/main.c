@@ -18,7 +18,10 @@
 #include "dpkg.h"
 #include "manifest.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
+#include "verify.h"
+#include "install.h"
+#include "explain.h"
 #include "scaffold.h"
 
 #define EXIT_USAGE 2

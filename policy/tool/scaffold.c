@@ -17,7 +17,7 @@
 #include "fileio.h"
 #include "manifest.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
 #include "scaffold.h"
 #include "token-name.h"
 

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "fileio.h"
-#include "operations.h"
+#include "context.h"
+#include "install.h"
 #include "smack-rules.h"
 
 typedef struct ToolFixture {

@@ -1,4 +1,4 @@
-/* The mssf-policy operations: install, remove, compile, list, dump, explain. */
+/* One run of mssf-policy: where its files are, where its words go, which package manager asks. */
 #pragma once
 
 #include <stdbool.h>
@@ -42,23 +42,3 @@ typedef struct ToolContext {
          */
         PackageDb *package_db;
 } ToolContext;
-
-int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin);
-int tool_remove(ToolContext *c, const char *package);
-/* output NULL: paths.policy_db (and the bus is asked to reload). */
-int tool_compile(ToolContext *c, const char *output);
-/* verify.c: package NULL = every installed package. 0, TOOL_E_MISMATCH, ... */
-int tool_verify(ToolContext *c, const char *package);
-int tool_list(ToolContext *c);
-int tool_dump(ToolContext *c);
-
-typedef struct ExplainQuery {
-        const char *label;
-        const char *destination;
-        const char *path;               /* (nullable) "/" */
-        const char *interface;          /* (nullable) */
-        const char *member;
-        int signal;                     /* a signal from destination to label */
-} ExplainQuery;
-
-int tool_explain(ToolContext *c, const ExplainQuery *query);
