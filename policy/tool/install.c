@@ -90,6 +90,7 @@
 #include "model.h"
 #include "context.h"
 #include "policyset.h"
+#include "smack-kernel.h"
 #include "smack-setup.h"
 #include "transaction.h"
 
@@ -214,7 +215,7 @@ static int step_kernel(Transaction *t, ToolContext *c, const InstallPlan *plan) 
         }
         for (size_t i = 0; i < plan->kernel_changes->n_rules; i++) {
                 const SmackRule *rule = &plan->kernel_changes->rules[i];
-                int r = transaction_set_kernel_rule(t, rule->subject, rule->object, rule->access);
+                int r = transaction_set_rule(t, rule->subject, rule->object, rule->access);
 
                 if (r < 0)
                         return r;
@@ -280,11 +281,20 @@ static void tell_bus(ToolContext *c) {
  * *ret_stuck: the rollback failed too, so the journal must stay.
  */
 static int apply_or_roll_back(ToolContext *c, const InstallPlan *plan, bool *ret_stuck) {
+        /* Declared first, freed last: the transaction's rollback may still need it. */
+        _cleanup_(smack_kernel_rules_freep) SmackKernelRules *kernel = NULL;
         _cleanup_(transaction_freep) Transaction *t = NULL;
+        TransactionRules rules;
         int r, undo;
 
         *ret_stuck = false;
-        r = transaction_new(c->paths.smackfs, &t);
+        if (c->paths.smackfs) {
+                r = smack_kernel_rules_new(c->paths.smackfs, &kernel);
+                if (r < 0)
+                        return r;
+                rules = smack_kernel_transaction_rules(kernel);
+        }
+        r = transaction_new(kernel ? &rules : NULL, &t);
         if (r < 0)
                 return r;
         r = apply_plan(t, c, plan);

@@ -102,3 +102,61 @@ int smack_kernel_access(const char *smackfs, const char *subject, const char *ob
                 return 0;
         return -EBADMSG;
 }
+
+struct SmackKernelRules {
+        char *smackfs;
+        SmackRules *before;             /* (nullable) read at the first question */
+};
+
+int smack_kernel_rules_new(const char *smackfs, SmackKernelRules **ret) {
+        SmackKernelRules *k = calloc(1, sizeof(*k));
+
+        if (!k)
+                return -ENOMEM;
+        k->smackfs = strdup(smackfs);
+        if (!k->smackfs) {
+                free(k);
+                return -ENOMEM;
+        }
+        *ret = k;
+        return 0;
+}
+
+SmackKernelRules *smack_kernel_rules_free(SmackKernelRules *k) {
+        if (!k)
+                return NULL;
+        free(k->smackfs);
+        smack_rules_free(k->before);
+        free(k);
+        return NULL;
+}
+
+/* What the pair had before the transaction's first change: the listing, read once. */
+static int rules_get(void *userdata, const char *subject, const char *object,
+                     unsigned *ret_access) {
+        SmackKernelRules *k = userdata;
+        int r;
+
+        if (!k->before) {
+                r = smack_kernel_read(k->smackfs, &k->before);
+                if (r < 0)
+                        return r;
+        }
+        *ret_access = smack_rules_get(k->before, subject, object);
+        return 0;
+}
+
+static int rules_set(void *userdata, const char *subject, const char *object, unsigned access) {
+        SmackKernelRules *k = userdata;
+
+        return smack_kernel_set(k->smackfs, subject, object, access);
+}
+
+TransactionRules smack_kernel_transaction_rules(SmackKernelRules *k) {
+        return (TransactionRules) {
+                .get = rules_get,
+                .set = rules_set,
+                .where = k->smackfs,
+                .userdata = k,
+        };
+}

@@ -27,7 +27,6 @@
 
 #include "fileio.h"
 #include "safe-root.h"
-#include "smack-kernel.h"
 #include "transaction.h"
 
 typedef enum UndoKind {
@@ -47,30 +46,26 @@ typedef struct Undo {
         size_t value_size;
         char *subject;                  /* UNDO_KERNEL_RULE */
         char *object;
-        unsigned access;                /* UNDO_KERNEL_RULE: the access before */
+        unsigned access;                /* UNDO_KERNEL_RULE: the access before the transaction */
 } Undo;
 
 struct Transaction {
         Undo *undos;
         size_t n_undos;
         size_t n_allocated;
-        char *smackfs;                  /* (nullable) */
-        SmackRules *kernel_before;      /* (nullable) read at the first kernel change */
+        TransactionRules rules;         /* .set NULL: none */
         char *failure;                  /* (nullable) what the first failed change was */
         bool finished;
 };
 
-int transaction_new(const char *smackfs, Transaction **ret) {
-        _cleanup_(transaction_freep) Transaction *t = calloc(1, sizeof(*t));
+int transaction_new(const TransactionRules *rules, Transaction **ret) {
+        Transaction *t = calloc(1, sizeof(*t));
 
         if (!t)
                 return -ENOMEM;
-        if (smackfs) {
-                t->smackfs = strdup(smackfs);
-                if (!t->smackfs)
-                        return -ENOMEM;
-        }
-        *ret = TAKE_PTR(t);
+        if (rules)
+                t->rules = *rules;
+        *ret = t;
         return 0;
 }
 
@@ -96,9 +91,7 @@ Transaction *transaction_free(Transaction *t) {
                 (void) transaction_rollback(t);
         undos_clear(t);
         free(t->undos);
-        free(t->smackfs);
         free(t->failure);
-        smack_rules_free(t->kernel_before);
         free(t);
         return NULL;
 }
@@ -222,33 +215,30 @@ int transaction_set_xattr(Transaction *t, const SafeRoot *root, int fd, const ch
         return note_failure(t, r, "setting %s on %s", name, path);
 }
 
-int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
-                                unsigned access) {
+int transaction_set_rule(Transaction *t, const char *subject, const char *object,
+                         unsigned access) {
         Undo u = { .kind = UNDO_KERNEL_RULE };
         int r;
 
-        if (!t->smackfs)
+        if (!t->rules.set)
                 return -EINVAL;
-        if (!t->kernel_before) {
-                r = smack_kernel_read(t->smackfs, &t->kernel_before);
-                if (r < 0)
-                        return note_failure(t, r, "reading the kernel's rules from %s/load2",
-                                            t->smackfs);
-        }
+        r = t->rules.get(t->rules.userdata, subject, object, &u.access);
+        if (r < 0)
+                return note_failure(t, r, "reading the rules from %s", t->rules.where);
         u.subject = strdup(subject);
         u.object = strdup(object);
         if (!u.subject || !u.object) {
                 undo_clear(&u);
                 return -ENOMEM;
         }
-        u.access = smack_rules_get(t->kernel_before, subject, object);
         r = undo_append(t, &u);
         if (r < 0) {
                 undo_clear(&u);
                 return r;
         }
-        r = smack_kernel_set(t->smackfs, subject, object, access);
-        return note_failure(t, r, "loading the rule for %s -> %s into the kernel", subject, object);
+        r = t->rules.set(t->rules.userdata, subject, object, access);
+        return note_failure(t, r, "loading the rule for %s -> %s into the kernel (%s)", subject,
+                            object, t->rules.where);
 }
 
 const char *transaction_failure(const Transaction *t) {
@@ -262,7 +252,7 @@ static int undo_apply(const Transaction *t, const Undo *u) {
         case UNDO_XATTR:
                 return xattr_restore(u);
         case UNDO_KERNEL_RULE:
-                return smack_kernel_set(t->smackfs, u->subject, u->object, u->access);
+                return t->rules.set(t->rules.userdata, u->subject, u->object, u->access);
         }
         return -EINVAL;
 }

@@ -15,7 +15,24 @@
 typedef struct Transaction Transaction;
 typedef struct SafeRoot SafeRoot;
 
-int transaction_new(const char *smackfs, Transaction **ret);
+/*
+ * Rules kept outside files, by pair: the kernel's Smack rules. The
+ * transaction asks a pair's access before it first changes it, and sets
+ * that back on rollback, through these (smack-kernel.c provides them for
+ * smackfs), so that it need not know where the rules live.
+ */
+typedef struct TransactionRules {
+        /* What (subject, object) has now (0: nothing): 0 or -errno. */
+        int (*get)(void *userdata, const char *subject, const char *object, unsigned *ret_access);
+        /* Set (subject, object) to access (0: none): 0 or -errno. */
+        int (*set)(void *userdata, const char *subject, const char *object, unsigned access);
+        /* For messages: where the rules are ("/sys/fs/smackfs"). */
+        const char *where;
+        void *userdata;
+} TransactionRules;
+
+/* rules (nullable: none to change) is copied; what it points to must outlive the transaction. */
+int transaction_new(const TransactionRules *rules, Transaction **ret);
 Transaction *transaction_free(Transaction *t);
 
 /* Replace a file atomically (fileio_write_atomic) / remove it. */
@@ -33,13 +50,9 @@ int transaction_remove_file(Transaction *t, const char *path);
 int transaction_set_xattr(Transaction *t, const SafeRoot *root, int fd, const char *path,
                           const char *name, const void *value, size_t size);
 
-/*
- * Set a kernel Smack rule through smackfs (the smackfs given at
- * transaction_new, which must not be NULL for this). The kernel's rules
- * are read once, before the first change, to know what to restore.
- */
-int transaction_set_kernel_rule(Transaction *t, const char *subject, const char *object,
-                                unsigned access);
+/* Set a rule through the TransactionRules given at transaction_new (-EINVAL without). */
+int transaction_set_rule(Transaction *t, const char *subject, const char *object,
+                         unsigned access);
 
 /* Undo everything, newest first; returns the first failure (it goes on past it). */
 int transaction_rollback(Transaction *t);

@@ -247,8 +247,10 @@ static void test_rollback_restores_everything(void **state) {
         _cleanup_free_ char *before = NULL, *after = NULL, *changed = NULL;
         _cleanup_free_ char *a = fileio_join(s->root, "a"), *b = fileio_join(s->root, "b");
         _cleanup_free_ char *bin = fileio_join(s->root, "usr/bin/mce");
+        _cleanup_(smack_kernel_rules_freep) SmackKernelRules *kernel = NULL;
         _cleanup_(safe_root_freep) SafeRoot *root = NULL;
         _cleanup_close_ int fd = -1;
+        TransactionRules rules;
         struct stat st;
 
         if (!security_xattrs_work(s->root))
@@ -260,14 +262,16 @@ static void test_rollback_restores_everything(void **state) {
 
         assert_int_equal(safe_root_new(s->root, &root), 0);
         assert_int_equal(safe_root_open(root, "/usr/bin/mce", &fd, &st), 0);
-        assert_int_equal(transaction_new(s->smackfs, &t), 0);
+        assert_int_equal(smack_kernel_rules_new(s->smackfs, &kernel), 0);
+        rules = smack_kernel_transaction_rules(kernel);
+        assert_int_equal(transaction_new(&rules, &t), 0);
         assert_int_equal(transaction_write_file(t, a, "new a\n", 6, 0644), 0);
         assert_int_equal(transaction_write_file(t, b, "new b\n", 6, 0644), 0);
         assert_int_equal(transaction_write_file(t, b, "newer b\n", 8, 0644), 0);
         assert_int_equal(transaction_set_xattr(t, root, fd, "/usr/bin/mce", "security.SMACK64EXEC",
                                                "new", 3), 0);
-        assert_int_equal(transaction_set_kernel_rule(t, "other", "rule", SMACK_ACCESS_WRITE), 0);
-        assert_int_equal(transaction_set_kernel_rule(t, "x", "y", SMACK_ACCESS_READ), 0);
+        assert_int_equal(transaction_set_rule(t, "other", "rule", SMACK_ACCESS_WRITE), 0);
+        assert_int_equal(transaction_set_rule(t, "x", "y", SMACK_ACCESS_READ), 0);
         assert_int_equal(transaction_size(t), 6);
         changed = describe(s);
         assert_string_not_equal(before, changed);
@@ -289,7 +293,7 @@ static void test_free_without_commit_rolls_back(void **state) {
 
         assert_int_equal(transaction_new(NULL, &t), 0);
         assert_int_equal(transaction_write_file(t, path, "c", 1, 0644), 0);
-        assert_int_equal(transaction_set_kernel_rule(t, "a", "b", SMACK_ACCESS_READ), -EINVAL);
+        assert_int_equal(transaction_set_rule(t, "a", "b", SMACK_ACCESS_READ), -EINVAL);
         transaction_free(t);
         assert_int_equal(access(path, F_OK), -1);
 
@@ -308,7 +312,7 @@ static void test_failed_change_is_undone(void **state) {
         _cleanup_free_ char *path = fileio_join(s->root, "d"), *text = NULL;
 
         write_text(s->root, "d", "original");
-        assert_int_equal(transaction_new(s->smackfs, &t), 0);
+        assert_int_equal(transaction_new(NULL, &t), 0);
         /* The rename of the atomic write fails: the file stays, no temp is left. */
         injected_calls = 0;
         fail_at = 3;                            /* write, fsync, rename */
