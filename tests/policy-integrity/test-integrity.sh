@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host integration test of the reference hashes mssf-policy sets for IMA
-# (policy/tool/integrity.c), in a temporary --root with a dpkg admin
+# (policy/integrity/integrity.c), in a temporary --root with a dpkg admin
 # directory of its own:
 #   test-integrity.sh MSSF_POLICY
 # install sets security.ima (the bytes "evmctl ima_hash -a sha256" writes)
