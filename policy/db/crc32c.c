@@ -9,6 +9,15 @@
  * not against an attacker: whoever can write /var/lib/mssf can write a
  * valid file. Structural validation in db-read.c is what makes any file,
  * checksummed or not, safe to look things up in.
+ *
+ * Why our own and not a library's: the format fixes CRC32C, which zlib
+ * (CRC-32) does not compute; Debian's one C library for it is Intel's
+ * ISA-L (libisal2, crc32_iscsi()). Measured on this project's EPYC VM,
+ * one core, a 5 MiB buffer (policy.db for 1,000 packages is 4.7 MB): this
+ * file 9.2 GB/s (0.54 ms), ISA-L 52 GB/s (0.10 ms). The 0.44 ms ISA-L
+ * would save is under 2% of a load with validation (26 ms, bench/policy),
+ * not worth a new library in the system bus's process; a checksum here
+ * guards no secret. Checked against RFC 3720's vectors (tests/db).
  */
 #include "crc32c.h"
 

@@ -1,6 +1,6 @@
 /*
  * The model of one package as bytes, and back: what lets mssf-policy keep
- * the manifests it has parsed (policy/tool/manifest-cache.c) instead of
+ * the manifests it has parsed (policy/install/manifest-cache.c) instead of
  * parsing a thousand XML files again for every package a device installs.
  *
  * The bytes are mssf-policy's own, written under its lock in a root-owned

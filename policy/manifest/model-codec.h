@@ -11,7 +11,7 @@
 /*
  * Bump when any struct of model.h that a Package holds changes (a field
  * added, a meaning changed): a cache written by another version is then
- * ignored and every manifest parsed again. tests/policy-tool/test-cache.c
+ * ignored and every manifest parsed again. tests/policy-install/test-cache.c
  * compiles every fixture both ways and compares the policy and rules.
  */
 #define MODEL_CODEC_VERSION 2

@@ -21,7 +21,8 @@
 #include "fileio.h"
 #include "installed.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
+#include "explain.h"
 #include "smack-kernel.h"
 #include "smack-rules.h"
 

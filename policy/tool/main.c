@@ -14,10 +14,14 @@
 
 #include "apt-hook.h"
 #include "device-policy.h"
+#include "dpkg-db.h"
 #include "dpkg.h"
 #include "manifest.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
+#include "verify.h"
+#include "install.h"
+#include "explain.h"
 #include "scaffold.h"
 
 #define EXIT_USAGE 2
@@ -281,6 +285,7 @@ int main(int argc, char **argv) {
         _cleanup_free_ const char **xml_files = NULL;
         Arguments args = {};
         ToolContext context = { .out = stdout, .err = stderr };
+        DpkgDb *dpkg = NULL;
         const char *command;
         int r;
 
@@ -308,9 +313,15 @@ int main(int argc, char **argv) {
         if (diagnostics_new(&diag) < 0 || tool_paths_init(&context.paths, &args.paths) < 0)
                 return exit_code(-ENOMEM, command);
         context.diag = diag;
+        /* A Debian device: dpkg's database says whose each file is (an absent one lists nothing). */
+        r = dpkg_db_new_for(&context.paths, &dpkg);
+        if (r < 0)
+                return exit_code(r, command);
+        context.package_db = dpkg_db_package_db(TAKE_PTR(dpkg));
         args.scaffold.destination = args.query.destination;
         r = run_command(&context, command, &args);
         print_diagnostics(diag);
+        context.package_db = package_db_free(context.package_db);
         tool_paths_deinit(&context.paths);
         if (fflush(stdout) != 0 && r == 0)
                 r = -EIO;

@@ -23,14 +23,14 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "dpkg-db.h"
 #include "fileio.h"
 #include "ima.h"
 #include "installed.h"
 #include "integrity.h"
 #include "manifest.h"
 #include "model.h"
-#include "operations.h"
+#include "context.h"
+#include "verify.h"
 #include "package-files.h"
 #include "registration.h"
 #include "safe-root.h"
@@ -112,12 +112,12 @@ static void verify_file(ToolContext *c, VerifyCount *count, const SafeRoot *root
 }
 
 static int verify_package(ToolContext *c, VerifyCount *count, const SafeRoot *root,
-                          const DpkgDb *dpkg, const char *package_name, bool evm) {
+                          const char *package_name, bool evm) {
         _cleanup_free_ char *manifest = installed_manifest_path(&c->paths, package_name);
         _cleanup_(package_freep) Package *package = NULL;
         _cleanup_(package_files_freep) PackageFiles *files = NULL;
         _cleanup_(diagnostics_freep) Diagnostics *ignored = NULL;
-        PackageFilesContext context = { .root = root, .dpkg = dpkg };
+        PackageFilesContext context = { .root = root, .db = c->package_db };
         Registration reg = {};
         bool from_dpkg;
         int r;
@@ -158,22 +158,16 @@ int tool_verify(ToolContext *c, const char *package) {
         int r = 0;
 
         _cleanup_(safe_root_freep) SafeRoot *root = NULL;
-        _cleanup_(dpkg_db_freep) DpkgDb *dpkg = NULL;
-        _cleanup_free_ char *admindir = tool_paths_dpkg_admindir(&c->paths);
 
-        if (!admindir)
-                return -ENOMEM;
         r = safe_root_new(c->paths.file_root, &root);
-        if (r >= 0)
-                r = dpkg_db_new(admindir, &dpkg);
         if (r < 0)
                 return r;
         if (package)
-                r = verify_package(c, &count, root, dpkg, package, evm);
+                r = verify_package(c, &count, root, package, evm);
         else {
                 r = installed_names(&c->paths, &names, &n_names);
                 for (size_t i = 0; r >= 0 && i < n_names; i++) {
-                        int one = verify_package(c, &count, root, dpkg, names[i], evm);
+                        int one = verify_package(c, &count, root, names[i], evm);
 
                         if (one != 0)
                                 r = one < 0 ? one : (r == 0 ? one : r);

@@ -10,7 +10,7 @@ cache=$1
 mirror=${MSSF_TEST_MIRROR:-http://deb.debian.org/debian}
 # mssf-policy's and mssf-broker's run-time dependencies; the test packages
 # need nothing else.
-include=libexpat1,libattr1,libsystemd0,init-system-helpers,dbus-system-bus-common,dbus-session-bus-common
+include=libexpat1,libattr1,libssl3,libsystemd0,init-system-helpers,dbus-system-bus-common,dbus-session-bus-common
 mkdir -p "$cache"
 exec 9>"$cache/root.lock"
 flock 9

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "explain.h"
 #include "tool-fixture.h"
 
 static const char mce_xml[] =

@@ -47,7 +47,7 @@ run() {
 }
 # Every file's content and SMACK64EXEC label, except the lock file and the
 # cache of parsed manifests (derived, rewritten by any run under the lock;
-# tests/policy-tool/test-cache.c checks it changes no result).
+# tests/policy-install/test-cache.c checks it changes no result).
 state() {
     (cd "$root" && find . -type f ! -name lock ! -name .mssf-policy.cache | sort | while read -r f; do
         printf '%s %s %s\n' "$f" "$(md5sum < "$f" | cut -c1-32)" \

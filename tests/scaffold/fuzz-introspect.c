@@ -1,5 +1,5 @@
 /*
- * Fuzzer of the introspection parser (policy/tool/scaffold-xml.c): any
+ * Fuzzer of the introspection parser (policy/scaffold/scaffold-xml.c): any
  * bytes, parsed as a file and as an Introspect reply of "/"; what parses
  * is completed as scaffold completes it (every object then has
  * Introspectable and Peer exactly once, or the fuzzer aborts) and written

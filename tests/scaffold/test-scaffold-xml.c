@@ -1,5 +1,5 @@
 /*
- * The introspection parser (policy/tool/scaffold-xml.c): what it builds
+ * The introspection parser (policy/scaffold/scaffold-xml.c): what it builds
  * from valid documents (files and Introspect replies, nested nodes,
  * documentation in other namespaces, entities) and every refusal, each
  * with the file:line:column and the words the author reads. Signatures,
