@@ -20,6 +20,7 @@
 #include "compile.h"
 #include "decide.h"
 #include "model-build.h"
+#include "policyset.h"
 
 #define N_QUERIES 4096
 #define METHODS 6

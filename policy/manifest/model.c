@@ -16,7 +16,6 @@
 
 #include "model-build.h"
 #include "model.h"
-#include "setindex.h"
 
 /*
  * Arrays keep no capacity: they grow to twice their size whenever their
@@ -524,76 +523,6 @@ const OriginGrant *device_policy_find_name_origin(const DevicePolicy *policy,
                 if (strcmp(policy->name_origins[i]->origin, origin) == 0)
                         return policy->name_origins[i];
         return NULL;
-}
-
-/* --------------------------------------------------------------------- */
-
-int policy_set_new(DevicePolicy *device, PolicySet **ret) {
-        PolicySet *set = calloc(1, sizeof(*set));
-        /* On failure the caller still owns device. */
-        if (!set || set_index_new(&set->index) < 0) {
-                free(set);
-                return -ENOMEM;
-        }
-        if (!device && device_policy_new(&device) < 0) {
-                set_index_free(set->index);
-                free(set);
-                return -ENOMEM;
-        }
-        set->device = device;
-        *ret = set;
-        return 0;
-}
-
-PolicySet *policy_set_free(PolicySet *set) {
-        if (!set)
-                return NULL;
-        set_index_free(set->index);
-        FREE_ARRAY(set->packages, set->n_packages, package_free);
-        device_policy_free(set->device);
-        free(set);
-        return NULL;
-}
-
-const Package *policy_set_find_package(const PolicySet *set, const char *name) {
-        return strmap_get(&set->index->packages, name);
-}
-
-const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *label,
-                                           const Package **ret_provider) {
-        const Package *p = strmap_get(&set->index->tokens, label);
-
-        for (size_t j = 0; p && j < p->n_tokens; j++)
-                if (strcmp(p->tokens[j]->label, label) == 0) {
-                        if (ret_provider)
-                                *ret_provider = p;
-                        return p->tokens[j];
-                }
-        return NULL;
-}
-
-const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
-                                          const DbusName **ret_name) {
-        const Package *p;
-        const DbusName *d;
-
-        if (bus != BUS_SYSTEM && bus != BUS_SESSION)
-                return NULL;
-        p = strmap_get(&set->index->names[bus], name);
-        d = p ? package_find_name(p, bus, name) : NULL;
-        if (!d)
-                return NULL;
-        if (ret_name)
-                *ret_name = d;
-        return p;
-}
-
-void policy_set_token_servers(const PolicySet *set, const char *token,
-                              const Package *const **ret, size_t *ret_n) {
-        const PackageList *list = set_index_servers(set->index, token);
-
-        *ret = list->packages;
-        *ret_n = list->n_packages;
 }
 
 /* --------------------------------------------------------------------- */

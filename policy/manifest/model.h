@@ -311,20 +311,6 @@ const OriginGrant *device_policy_find_serve_origin(const DevicePolicy *policy,
 const OriginGrant *device_policy_find_name_origin(const DevicePolicy *policy,
                                                   const char *origin);
 
-/* Takes ownership of device (NULL: the empty device policy), on success only. */
-int policy_set_new(DevicePolicy *device, PolicySet **ret);
-PolicySet *policy_set_free(PolicySet *set);
-const Package *policy_set_find_package(const PolicySet *set, const char *name);
-/* The token with this full label, and (ret_provider, nullable) its package. */
-const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *label,
-                                           const Package **ret_provider);
-/* The package declaring (bus, name), and (ret_name, nullable) its entry. */
-const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
-                                          const DbusName **ret_name);
-/* The packages that provide token or guard something with it (*ret_n may be 0). */
-void policy_set_token_servers(const PolicySet *set, const char *token,
-                              const Package *const **ret, size_t *ret_n);
-
 const char *credential_kind_to_string(CredentialKind kind);
 const char *member_kind_to_string(MemberKind kind);
 const char *bus_kind_to_string(BusKind bus);
@@ -332,4 +318,3 @@ const char *grant_result_to_string(GrantResult result);
 
 DEFINE_CLEANUP(Package *, package_free);
 DEFINE_CLEANUP(DevicePolicy *, device_policy_free);
-DEFINE_CLEANUP(PolicySet *, policy_set_free);

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device-policy.h"
@@ -21,6 +22,79 @@
 #include "policyset.h"
 #include "setindex.h"
 #include "strmap.h"
+
+/* --------------------------------------------------------------------- */
+/* The set and its lookups, through its index (setindex.c). */
+
+int policy_set_new(DevicePolicy *device, PolicySet **ret) {
+        PolicySet *set = calloc(1, sizeof(*set));
+        /* On failure the caller still owns device. */
+        if (!set || set_index_new(&set->index) < 0) {
+                free(set);
+                return -ENOMEM;
+        }
+        if (!device && device_policy_new(&device) < 0) {
+                set_index_free(set->index);
+                free(set);
+                return -ENOMEM;
+        }
+        set->device = device;
+        *ret = set;
+        return 0;
+}
+
+PolicySet *policy_set_free(PolicySet *set) {
+        if (!set)
+                return NULL;
+        set_index_free(set->index);
+        for (size_t i = 0; i < set->n_packages; i++)
+                package_free(set->packages[i]);
+        free(set->packages);
+        device_policy_free(set->device);
+        free(set);
+        return NULL;
+}
+
+const Package *policy_set_find_package(const PolicySet *set, const char *name) {
+        return strmap_get(&set->index->packages, name);
+}
+
+const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *label,
+                                           const Package **ret_provider) {
+        const Package *p = strmap_get(&set->index->tokens, label);
+
+        for (size_t j = 0; p && j < p->n_tokens; j++)
+                if (strcmp(p->tokens[j]->label, label) == 0) {
+                        if (ret_provider)
+                                *ret_provider = p;
+                        return p->tokens[j];
+                }
+        return NULL;
+}
+
+const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
+                                          const DbusName **ret_name) {
+        const Package *p;
+        const DbusName *d;
+
+        if (bus != BUS_SYSTEM && bus != BUS_SESSION)
+                return NULL;
+        p = strmap_get(&set->index->names[bus], name);
+        d = p ? package_find_name(p, bus, name) : NULL;
+        if (!d)
+                return NULL;
+        if (ret_name)
+                *ret_name = d;
+        return p;
+}
+
+void policy_set_token_servers(const PolicySet *set, const char *token,
+                              const Package *const **ret, size_t *ret_n) {
+        const PackageList *list = set_index_servers(set->index, token);
+
+        *ret = list->packages;
+        *ret_n = list->n_packages;
+}
 
 /* --------------------------------------------------------------------- */
 /* Adding and removing. */

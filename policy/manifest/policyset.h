@@ -4,6 +4,22 @@
 #include "diagnostic.h"
 #include "model.h"
 
+/* Takes ownership of device (NULL: the empty device policy), on success only. */
+int policy_set_new(DevicePolicy *device, PolicySet **ret);
+PolicySet *policy_set_free(PolicySet *set);
+const Package *policy_set_find_package(const PolicySet *set, const char *name);
+/* The token with this full label, and (ret_provider, nullable) its package. */
+const ProvidedToken *policy_set_find_token(const PolicySet *set, const char *label,
+                                           const Package **ret_provider);
+/* The package declaring (bus, name), and (ret_name, nullable) its entry. */
+const Package *policy_set_find_name_owner(const PolicySet *set, BusKind bus, const char *name,
+                                          const DbusName **ret_name);
+/* The packages that provide token or guard something with it (*ret_n may be 0). */
+void policy_set_token_servers(const PolicySet *set, const char *token,
+                              const Package *const **ret, size_t *ret_n);
+
+DEFINE_CLEANUP(PolicySet *, policy_set_free);
+
 enum {
         POLICY_SET_E_INVALID = 1,       /* errors were added to diag */
         POLICY_SET_E_EXISTS,            /* a package of that name is in the set */

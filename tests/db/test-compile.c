@@ -20,6 +20,7 @@
 #include "golden-util.h"
 #include "manifest.h"
 #include "model-build.h"
+#include "policyset.h"
 
 static const char *manifest_dir, *golden_dir;
 
