@@ -19,7 +19,7 @@
 
 #include "compile.h"
 #include "decide.h"
-#include "model-build.h"
+#include "model.h"
 #include "policyset.h"
 
 #define N_QUERIES 4096

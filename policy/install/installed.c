@@ -25,7 +25,6 @@
 #include "installed.h"
 #include "manifest-cache.h"
 #include "manifest.h"
-#include "model-build.h"
 #include "model.h"
 #include "policyset.h"
 #include "registration.h"

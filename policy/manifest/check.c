@@ -16,7 +16,7 @@
 
 #include "device-policy.h"
 #include "manifest.h"
-#include "model-build.h"
+#include "model.h"
 #include "policyset.h"
 
 typedef struct Checker {

@@ -21,7 +21,7 @@
 
 #include "device-policy.h"
 #include "manifest.h"
-#include "model-build.h"
+#include "model.h"
 
 #define DEVICE_POLICY_MAX_SIZE (256 * 1024)
 #define DEVICE_POLICY_BUILTIN "<built-in device policy>"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "diagnostic.h"
-#include "model-build.h"
+#include "model.h"
 
 int diagnostics_new(Diagnostics **ret) {
         Diagnostics *d = calloc(1, sizeof(*d));

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "manifest-parser.h"
-#include "model-build.h"
+#include "manifest-internal.h"
+#include "model.h"
 
 static DbusName *find_dbus_name(Package *package, BusKind bus, const char *name) {
         return (DbusName *) package_find_name(package, bus, name);

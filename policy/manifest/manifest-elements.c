@@ -15,9 +15,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "manifest-parser.h"
+#include "manifest-internal.h"
 #include "token-name.h"
-#include "model-build.h"
+#include "model.h"
 
 /* --------------------------------------------------------------------- */
 /* Tables. */

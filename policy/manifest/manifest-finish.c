@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "manifest-parser.h"
-#include "model-build.h"
+#include "manifest-internal.h"
+#include "model.h"
 
 static bool own_token_missing(const Parser *p, const char *label) {
         const char *name = label + strlen(p->package->name) + 2;

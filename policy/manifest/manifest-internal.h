@@ -1,4 +1,4 @@
-/* Internals of the manifest parser, shared by its element handlers and its final pass. */
+/* The manifest parser's state and element handlers, shared by its files (manifest*.c) and no one else. */
 #pragma once
 
 #include <expat.h>

@@ -28,8 +28,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
-#include "manifest-parser.h"
-#include "model-build.h"
+#include "manifest-internal.h"
+#include "model.h"
 
 /* --------------------------------------------------------------------- */
 /* Diagnostics at the parser's position. */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model-build.h"
+#include "model.h"
 #include "model-codec.h"
 
 #define NO_STRING UINT32_MAX

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model-build.h"
 #include "model.h"
 
 /*

@@ -18,7 +18,7 @@
 
 #include "device-policy.h"
 #include "manifest.h"
-#include "model-build.h"
+#include "model.h"
 #include "policyset.h"
 #include "setindex.h"
 #include "strmap.h"

@@ -19,7 +19,7 @@
 #include "dump.h"
 #include "golden-util.h"
 #include "manifest.h"
-#include "model-build.h"
+#include "model.h"
 #include "policyset.h"
 
 static const char *manifest_dir, *golden_dir;

@@ -2,7 +2,6 @@
 #include <stdlib.h>
 
 #include "test-helpers.h"
-#include "model-build.h"
 #include "model.h"
 #include "policyset.h"
 
