@@ -604,8 +604,9 @@ static void test_observers_need_signal_tokens(void **state) {
  * policy, here without Smack): a call the manifest does not declare
  * reaches neither the service nor the monitor nor an eavesdropper (nor
  * does the caller's AccessDenied: tests/security, test-observer-routing).
- * Issue 17's rule, failing closed; without any policy monitors see both,
- * as dbus-daemon's do (dbus-tests /monitor/forbidden*, tests/bus).
+ * An observer learns nothing of what the policy refused, failing closed;
+ * without any policy monitors see both, as dbus-daemon's do (dbus-tests
+ * /monitor/forbidden*, tests/bus).
  */
 static void test_denied_not_observed(void **state) {
         Fixture *f = *state;
@@ -662,7 +663,8 @@ static void reply_with_serial(Harness *h, Client *service, Message *call, uint32
  * rules would admit unrequested ones (as session.conf does): a second
  * answer to the same call is refused with AccessDenied to the replier and
  * never reaches the caller, whose library would take any reply carrying
- * a pending serial as its answer (issue 17, forged replies).
+ * a pending serial as its answer: anyone who may write to the caller
+ * could forge the service's reply.
  */
 static void test_unrequested_reply_refused(void **state) {
         Fixture *f = *state;

@@ -1,10 +1,10 @@
-"""Errors for what the bus does not deliver (issue 13, behaviour 1): as
-dbus-daemon, the sender of a message with a destination is told why
-(AccessDenied for a policy denial, ServiceUnknown or NameHasNoOwner for a
-name nobody owns) whatever the message's type and flags: a method call
-with NO_REPLY_EXPECTED, a unicast signal (with or without the flag: GDBus
-sets it on signals), a method return or an error. Broadcasts and
-eavesdroppers' copies are never answered."""
+"""Errors for what the bus does not deliver, so that no sender is left
+guessing: as dbus-daemon, the sender of a message with a destination is
+told why (AccessDenied for a policy denial, ServiceUnknown or
+NameHasNoOwner for a name nobody owns) whatever the message's type and
+flags: a method call with NO_REPLY_EXPECTED, a unicast signal (with or
+without the flag: GDBus sets it on signals), a method return or an
+error. Broadcasts and eavesdroppers' copies are never answered."""
 import rawdbus
 from rawdbus import (METHOD_CALL, METHOD_RETURN, ERROR, SIGNAL,
                      NO_REPLY_EXPECTED)

@@ -1,12 +1,13 @@
-"""Flow control (issue 13): a connection that never reads cannot stall
-deliveries to anyone else. Each queue holds at most max_outgoing_bytes: a
-unicast for a full queue is refused (LimitsExceeded to its sender), a
-connection whose queue cannot take a signal it subscribed to is
-disconnected (as dbus-broker does), and no sender is ever slowed down by
-another's queue. dbus-daemon stops reading a sender whose messages wait
-beyond max_incoming_bytes, so with its default limits one stuck subscriber
-silences a service for everyone: the tests marked so in gen-meson-build.py
-are expected to fail against it."""
+"""Flow control: a connection that never reads cannot stall deliveries
+to anyone else, or any app could silence a service for everybody. Each
+queue holds at most max_outgoing_bytes: a unicast for a full queue is
+refused (LimitsExceeded to its sender), a connection whose queue cannot
+take a signal it subscribed to is disconnected (as dbus-broker does),
+and no sender is ever slowed down by another's queue. dbus-daemon stops
+reading a sender whose messages wait beyond max_incoming_bytes, so with
+its default limits one stuck subscriber silences a service for everyone:
+the tests marked so in gen-meson-build.py are expected to fail against
+it."""
 import threading
 import time
 

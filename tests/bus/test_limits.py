@@ -1,7 +1,7 @@
 """The busconfig <limit>s, with the answers dbus-daemon gives when one is
 reached: LimitsExceeded errors, disconnection for an oversized message;
-and, unlike dbus-daemon, no backpressure from max_incoming_bytes (issue 13:
-a receiver that never reads must not stall its senders; test_flow.py)."""
+and, unlike dbus-daemon, no backpressure from max_incoming_bytes (a
+receiver that never reads must not stall its senders; test_flow.py)."""
 import os
 import socket
 import time
@@ -116,10 +116,11 @@ def test_max_connections_per_user(bus):
 def test_max_incoming_bytes_does_not_slow_the_sender(bus):
     """A sender flooding a receiver that does not read is not slowed down
     (dbus-daemon stops reading it once max_incoming_bytes of its messages
-    wait, which stalls its deliveries to everybody: issue 13): what does
-    not fit the receiver's queue (max_outgoing_bytes) is refused with
-    LimitsExceeded, everybody else still gets answers, and what was queued
-    arrives, in order, once the receiver reads."""
+    wait, which stalls its deliveries to everybody, so one receiver that
+    never reads would silence it for all): what does not fit the
+    receiver's queue (max_outgoing_bytes) is refused with LimitsExceeded,
+    everybody else still gets answers, and what was queued arrives, in
+    order, once the receiver reads."""
     receiver, sender, other = bus.raw(), bus.raw(), bus.raw()
     receiver.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     payload = 'p' * 16000

@@ -1,10 +1,11 @@
-"""Replies nobody is waiting for (issue 13, behaviour 2): a method return
-or error that takes no pending call (a second reply, a reply to a
-NO_REPLY_EXPECTED call, a bare one) is judged by busconfig as an
-unrequested reply, as dbus-daemon judges it: delivered when an allow rule
-admits it (send_requested_reply="false", or eavesdrop="true" rules as in
-session.conf), answered AccessDenied otherwise (system.conf's defaults).
-A requested reply still arrives exactly once."""
+"""Replies nobody is waiting for: a method return or error that takes no
+pending call (a second reply, a reply to a NO_REPLY_EXPECTED call, a bare
+one) is judged by busconfig as an unrequested reply, as dbus-daemon
+judges it, so that clients written for dbus-daemon get the same answers:
+delivered when an allow rule admits it (send_requested_reply="false", or
+eavesdrop="true" rules as in session.conf), answered AccessDenied
+otherwise (system.conf's defaults). A requested reply still arrives
+exactly once."""
 import rawdbus
 from rawdbus import (check_reply, METHOD_CALL, METHOD_RETURN, ERROR,
                      NO_REPLY_EXPECTED)

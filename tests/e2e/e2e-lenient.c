@@ -1,4 +1,4 @@
-/* e2e-lenient: a careless service for tests/e2e (libdbus), the kind issue 17 attacks through.
+/* e2e-lenient: a careless service for tests/e2e (libdbus), the kind a bus must defuse.
  *
  *   e2e-lenient [NAME]   owns NAME (default org.mssf.E2ELenient), prints
  *       "ready NAME UNIQUE" (or "refused NAME ERROR", exit 1), then one

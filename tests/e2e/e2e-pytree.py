@@ -5,8 +5,9 @@
 
 Owns org.mssf.E2EPyTree and exports a dbus.service.FallbackObject at
 /org/mssf/E2EPyTree/Location, so every path below it is served too: the
-careless kind of service issue 17 attacks through. GetPosition and
-Properties.Get answer at any of those paths and print what they served
+careless kind of service whose undeclared paths the bus must refuse, or
+anyone could read past the manifest. GetPosition and Properties.Get
+answer at any of those paths and print what they served
 ("CALL GetPosition REL", "GET PROPERTY REL", REL "/" for the object
 itself). Prints "ready NAME UNIQUE", or "refused ERROR" when the bus does
 not let it own the name; runs SECONDS (60).

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Issue 17's attack, replayed after the fix (one UML boot):
+# The attack that found holes in mediation under real Smack, replayed
+# after the fix (one UML boot):
 #   uml-run test-attack.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER E2E_HELPER SRCDIR
 # Besides e2e-helper's careful service (org.mssf.E2E), two careless ones,
 # both labelled e2e-svc and declared in e2e-svc.xml: e2e-tree

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Attacking the bus again, widely, after issue 17's fixes (one UML boot):
+# Attacking the bus again, widely, once the holes test-attack.sh found
+# were fixed (one UML boot):
 #   uml-run test-reattack.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER E2E_HELPER SRCDIR
 # A monitor labelled e2e-monitor (no token) watches throughout; what it
 # must never see is a reply to a call that needed a token. Tried:

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Issue 17's attack on services that serve a subtree (one UML boot):
+# Attacking services that serve a subtree: every child path they answer
+# at is undeclared, so the bus must refuse it (one UML boot):
 #   uml-run test-subtree.sh MSSF_BROKER MSSF_POLICY SMACK_HELPER E2E_HELPER SRCDIR
 # Two careless services, both labelled e2e-svc and declared in e2e-svc.xml
 # at one exact path each: e2e-tree (org.mssf.E2ETree, an sd-bus fallback

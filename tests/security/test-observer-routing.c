@@ -1,8 +1,10 @@
 /*
- * Routing with Smack (issue 17): a real Bus in the test process
- * (tests/broker/bus-harness.c), peers labelled through a wrapped
- * getsockopt(SO_PEERSEC), the fake smackfs of tests/smack as the kernel,
- * and a policy compiled by mssf-policy from a manifest. What is checked:
+ * Routing with Smack, against a label with Smack reach but no token that
+ * tries to see, forge or reach what a token guards, or to knock a peer
+ * off the bus: a real Bus in the test process (tests/broker/bus-harness.c),
+ * peers labelled through a wrapped getsockopt(SO_PEERSEC), the fake
+ * smackfs of tests/smack as the kernel, and a policy compiled by
+ * mssf-policy from a manifest. What is checked:
  *  - an observer (monitor, eavesdropper) gets a copy of a reply only if it
  *    holds every token the call needed (kept in the reply slot): a
  *    protected method's reply and a Properties.Get reply are withheld from

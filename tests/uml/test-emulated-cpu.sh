@@ -1,11 +1,12 @@
 #!/bin/sh
 # The harness on a CPU this machine does not have: user-mode-linux inside
 # Debian 12's kernel under QEMU's software emulation of another CPU
-# (default Haswell: x87, SSE and AVX, an XSAVE area of 832 bytes, as the
-# hosts issue 12 was reported on). It checks what uml-kernel decides
-# there by its own measurement (Debian 12's linux.uml keeps every register
-# on such a CPU, so it must be chosen, with no download: the guest has no
-# network) and that a guest then runs a real Smack test.
+# (default Haswell: x87, SSE and AVX, an XSAVE area of 832 bytes, as on
+# the hosts without AVX-512 the harness must work on too). It checks what
+# uml-kernel decides there by its own measurement (Debian 12's linux.uml
+# keeps every register on such a CPU, so it must be chosen, with no
+# download: the guest has no network) and that a guest then runs a real
+# Smack test.
 #   test-emulated-cpu.sh QEMU_RUN UML_RUN SMACK_TEST SMACK_HELPER [CPU XSAVE_BYTES KERNEL]
 # CPU is a QEMU -cpu model, XSAVE_BYTES the area uml-hostinfo must see
 # there, KERNEL the file uml-kernel must choose. Slow: every guest

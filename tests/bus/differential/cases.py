@@ -1,5 +1,6 @@
-"""Hand-written differential worlds: the corners where mssf-broker and
-dbus-daemon were found to differ (issue 13), and the ones next to them."""
+"""Hand-written differential worlds: the corners where mssf-broker was
+found to answer otherwise than dbus-daemon, whose answers clients are
+written against, and the ones next to them."""
 from generate import ACTIVATABLE, FIXTURE, SESSION, SYSTEM
 from world import World, NO_REPLY_EXPECTED, NO_AUTO_START
 
