@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@
 #include "apt-record.h"
 #include "dpkg-db.h"
 #include "dpkg.h"
+#include "effects.h"
 #include "fileio.h"
 #include "install-plan.h"
 #include "install.h"
@@ -233,45 +235,221 @@ static Decision decide(const AptRecord *record, const Registration *old, const c
 }
 
 /* Warnings about other packages are not this package's business: show its own, and errors. */
-static bool about_file(const Diagnostic *d, void *userdata) {
-        const char *file = userdata;
+/*
+ * What a maintainer script's run reports: the findings about the
+ * package's shipped manifest (file: AEGIS_DIR/PACKAGE.aegis; NULL for
+ * remove and purge: none), errors, and findings without a file; never
+ * the other installed manifests', which every change loads and judges
+ * again. What the change does to other packages is one line each
+ * (install_effects_on_others()). Findings judged against the other
+ * packages (Diagnostic.judged: a token not granted because its provider
+ * is not configured yet) wait for the trigger when there is one: it
+ * judges them once the whole dpkg run is configured and reports only
+ * what is still true then (report_pending()).
+ */
+typedef struct Focus {
+        const char *file;
+        size_t judged;          /* judged findings about file seen */
+} Focus;
 
-        return d->severity == DIAGNOSTIC_ERROR || !d->file || (file && strcmp(d->file, file) == 0);
+static bool about_focus(Diagnostic *d, void *userdata) {
+        Focus *focus = userdata;
+
+        if (d->severity == DIAGNOSTIC_ERROR || !d->file)
+                return true;
+        if (!focus->file || strcmp(d->file, focus->file) != 0)
+                return false;
+        if (d->judged)
+                focus->judged++;
+        return true;
 }
 
-/* policy.db lags behind a committed change: have the trigger (or, outside dpkg, us) catch up. */
-static int catch_up(ToolContext *c) {
+static bool not_judged(Diagnostic *d, void *userdata) {
+        return d->severity == DIAGNOSTIC_ERROR || !d->judged;
+}
+
+/*
+ * policy.db lags behind a committed change, or judged findings wait for
+ * the run's end: have the trigger (or, outside dpkg, us) catch up.
+ * Returns 1 when the trigger will, 0 when done here, or an error.
+ */
+static int catch_up(ToolContext *c, bool findings_wait) {
         char *argv[] = { (char *) "dpkg-trigger", (char *) "--no-await", (char *) DPKG_TRIGGER, NULL };
         _cleanup_free_ char *out = NULL, *err = NULL;
         int status = 0, r;
 
-        if (!c->policy_db_stale)
+        if (!c->policy_db_stale && !findings_wait)
                 return 0;
         if (under_dpkg() && !c->paths.root) {
                 r = spawn_capture(argv, 4096, &out, NULL, &status, &err);
                 if (r >= 0 && status == 0)
-                        return 0;
+                        return 1;
                 fprintf(c->err, "warning: dpkg-trigger %s failed (%s): compiling policy.db now\n",
                         DPKG_TRIGGER, r < 0 ? strerror(-r) : err && *err ? err : "no reason given");
         }
-        return install_compile(c, NULL, true, NULL);
+        if (!c->policy_db_stale)
+                return 0;
+        r = install_compile(c, NULL, true, NULL);
+        return r < 0 ? r : r > 0 ? r : 0;
 }
 
-static void note_revocations(ToolContext *c, const InstallPlan *plan) {
-        size_t shown = 0, total = 0;
+static void note_effects(ToolContext *c, const InstallPlan *plan) {
+        int r = install_effects_on_others(plan, c->err, "mssf-policy: ");
 
-        for (size_t i = 0; i < plan->kernel_changes->n_rules; i++) {
-                const SmackRule *rule = &plan->kernel_changes->rules[i];
+        if (r < 0)
+                fprintf(c->err, "warning: cannot say what changed for other packages: %s\n",
+                        strerror(-r));
+}
 
-                if (rule->access != 0)
+/* The packages whose judged findings the trigger is to report (one name a line). */
+#define PENDING_MAX_SIZE (1024u * 1024u)
+
+static char *pending_path(const ToolContext *c) {
+        _cleanup_free_ char *dir = strdup(c->paths.lock_file);
+
+        return dir ? fileio_join(dirname(dir), "findings-pending") : NULL;
+}
+
+/* Whether data's lines include line ("NAME\n"). */
+static bool pending_lists(const char *data, const char *line) {
+        size_t n = strlen(line);
+
+        for (const char *p = data; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, line, n) == 0)
+                        return true;
+        return false;
+}
+
+/* Under the lock. */
+static int pending_add(ToolContext *c, const char *package) {
+        _cleanup_free_ char *path = pending_path(c), *data = NULL, *line = NULL, *next = NULL;
+        size_t size = 0;
+        int r;
+
+        if (!path || asprintf(&line, "%s\n", package) < 0)
+                return -ENOMEM;
+        r = fileio_read(path, &data, &size);
+        if (r == -ENOENT)
+                r = 0;
+        if (r < 0)
+                return r;
+        if (data && pending_lists(data, line))
+                return 0;
+        if (size + strlen(line) > PENDING_MAX_SIZE)
+                return -EFBIG;
+        if (asprintf(&next, "%s%s", data ? data : "", line) < 0)
+                return -ENOMEM;
+        return fileio_write_atomic(path, next, strlen(next), 0644);
+}
+
+/* Under the lock: the valid names it lists (others skipped: only we write it). */
+static int pending_read(ToolContext *c, char ***ret, size_t *ret_n) {
+        _cleanup_free_ char *path = pending_path(c), *data = NULL;
+        char **names = NULL, *save = NULL;
+        size_t n = 0, size = 0;
+        int r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!path)
+                return -ENOMEM;
+        r = fileio_read(path, &data, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (size > PENDING_MAX_SIZE)
+                return -EFBIG;
+        for (char *name = strtok_r(data, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+                char **grown;
+
+                if (!manifest_valid_package_label(name))
                         continue;
-                if (total++ < 20) {
-                        fprintf(c->err, "mssf-policy: revoked %s -> %s\n", rule->subject, rule->object);
-                        shown++;
+                grown = reallocarray(names, n + 1, sizeof(*names));
+                if (!grown || !(grown[n] = strdup(name))) {
+                        names = grown ? grown : names;
+                        for (size_t i = 0; i < n; i++)
+                                free(names[i]);
+                        free(names);
+                        return -ENOMEM;
                 }
+                names = grown;
+                n++;
         }
-        if (total > shown)
-                fprintf(c->err, "mssf-policy: ... and %zu more rules revoked\n", total - shown);
+        *ret = names;
+        *ret_n = n;
+        return 0;
+}
+
+/* The trigger's report: judged findings of the pending packages, named by their shipped manifests. */
+typedef struct Pending {
+        ToolContext *c;
+        char **names;
+        size_t n_names;
+        char **installed;       /* each name's installed manifest, as the compile names it */
+} Pending;
+
+static bool about_pending(Diagnostic *d, void *userdata) {
+        Pending *p = userdata;
+
+        if (d->severity == DIAGNOSTIC_ERROR || !d->file)
+                return true;
+        if (!d->judged)
+                return false;
+        for (size_t i = 0; i < p->n_names; i++) {
+                char *shipped = NULL;
+
+                if (!p->installed[i] || strcmp(d->file, p->installed[i]) != 0)
+                        continue;
+                /* The installed copy is the shipped file's bytes: the same lines and columns. */
+                if (asprintf(&shipped, "%s/%s.aegis", p->c->paths.aegis_dir, p->names[i]) < 0)
+                        return true;
+                free(d->file);
+                d->file = shipped;
+                return true;
+        }
+        return false;
+}
+
+static void pending_clear(Pending *p) {
+        for (size_t i = 0; i < p->n_names; i++) {
+                free(p->names[i]);
+                if (p->installed)
+                        free(p->installed[i]);
+        }
+        free(p->names);
+        free(p->installed);
+}
+
+/* Under the lock: after a dpkg run's changes, the pending packages' judged findings that are still true. */
+static int pending_load(ToolContext *c, Pending *p) {
+        int r;
+
+        *p = (Pending) { .c = c };
+        r = pending_read(c, &p->names, &p->n_names);
+        if (r < 0)
+                return r;
+        p->installed = calloc(p->n_names ? p->n_names : 1, sizeof(*p->installed));
+        if (!p->installed)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_names; i++)
+                if (!(p->installed[i] = installed_manifest_path(&c->paths, p->names[i])))
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Record that package's judged findings wait for the trigger. */
+static void defer_findings(ToolContext *c, const char *package) {
+        _cleanup_close_ int lock = -1;
+        int r = install_lock(c, &lock);
+
+        if (r == 0)
+                r = pending_add(c, package);
+        if (r < 0)
+                fprintf(c->err, "warning: cannot leave %s's findings to the trigger (%s): "
+                        "they are reported now\n", package, strerror(-r));
+        if (r == 0)
+                diagnostics_filter(c->diag, not_judged, NULL);
 }
 
 /* Whether the registration on disk already says exactly this. */
@@ -365,16 +543,19 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
 
 static int dpkg_configure(ToolContext *c, const char *package) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
-        _cleanup_free_ char *version = NULL, *arch = NULL, *focus = NULL;
+        _cleanup_free_ char *version = NULL, *arch = NULL, *shipped = NULL;
         _cleanup_close_ int lock = -1;
         AptRecord record = {};
         Registration old = {};
         Decision decision = {};
+        Focus focus = {};
         bool quiet;
         int r;
 
-        if (asprintf(&focus, "%s/%s.aegis", c->paths.aegis_dir, package) < 0)
+        if (asprintf(&shipped, "%s/%s.aegis", c->paths.aegis_dir, package) < 0)
                 return -ENOMEM;
+        focus.file = shipped;
+        diagnostics_set_keep(c->diag, about_focus, &focus);
         r = query_dpkg(c, package, &version, &arch);
         if (r != 0)
                 return r;
@@ -394,10 +575,13 @@ static int dpkg_configure(ToolContext *c, const char *package) {
                         (void) apt_record_remove(&c->paths, package);
                 if (!quiet)
                         note_registered(c, package, version, &decision);
-                note_revocations(c, plan);
-                r = catch_up(c);
+                note_effects(c, plan);
+                r = catch_up(c, focus.judged > 0);
+                if (r == 1 && focus.judged > 0)
+                        defer_findings(c, package);
+                r = r == 1 ? 0 : r;
         }
-        diagnostics_filter(c->diag, about_file, focus);
+        diagnostics_set_keep(c->diag, NULL, NULL);
         apt_record_clear(&record);
         registration_clear(&old);
         return r;
@@ -407,8 +591,10 @@ static int dpkg_configure(ToolContext *c, const char *package) {
 static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
+        Focus focus = {};
         int r;
 
+        diagnostics_set_keep(c->diag, about_focus, &focus);
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
@@ -425,10 +611,11 @@ static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
                 r = apt_record_remove(&c->paths, package);
         if (r == 0 && plan->was_installed) {
                 fprintf(c->err, "mssf-policy: %s unregistered\n", package);
-                note_revocations(c, plan);
-                r = catch_up(c);
+                note_effects(c, plan);
+                r = catch_up(c, false);
+                r = r == 1 ? 0 : r;
         }
-        diagnostics_filter(c->diag, about_file, NULL);
+        diagnostics_set_keep(c->diag, NULL, NULL);
         return r;
 }
 
@@ -459,8 +646,11 @@ static int dpkg_triggered(ToolContext *c) {
         char **names = NULL;
         size_t n_names = 0;
         bool written = false;
+        Focus nothing = {};
+        Pending pending = {};
         int r;
 
+        diagnostics_set_keep(c->diag, about_focus, &nothing);
         r = install_lock(c, &lock);
         if (r == 0)
                 r = installed_names(&c->paths, &names, &n_names);
@@ -484,17 +674,30 @@ static int dpkg_triggered(ToolContext *c) {
                 if (r == 0) {
                         fprintf(c->err, "mssf-policy: %s unregistered: its manifest %s/%s.aegis "
                                 "is gone\n", names[i], c->paths.aegis_dir, names[i]);
-                        note_revocations(c, plan);
+                        note_effects(c, plan);
                 }
         }
         for (size_t i = 0; i < n_names; i++)
                 free(names[i]);
         free(names);
+        if (r == 0)
+                r = pending_load(c, &pending);
         lock = safe_close(lock);
         c->defer_policy_db = false;
+        /* The whole run is configured: what is judged now is what holds. */
+        diagnostics_set_keep(c->diag, about_pending, &pending);
         if (r == 0)
                 r = install_compile(c, NULL, true, &written);
-        diagnostics_filter(c->diag, about_file, NULL);
+        diagnostics_set_keep(c->diag, NULL, NULL);
+        if (r == 0 && pending.n_names > 0) {
+                _cleanup_free_ char *path = pending_path(c);
+
+                r = install_lock(c, &lock);
+                if (r == 0)
+                        r = path ? fileio_unlink(path) : -ENOMEM;
+                lock = safe_close(lock);
+        }
+        pending_clear(&pending);
         if (r == 0 && written)
                 fprintf(c->err, "mssf-policy: policy.db compiled and the bus told\n");
         return r;
