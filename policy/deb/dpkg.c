@@ -34,7 +34,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +44,12 @@
 #include "apt-record.h"
 #include "dpkg-db.h"
 #include "dpkg.h"
-#include "effects.h"
 #include "fileio.h"
 #include "install-plan.h"
 #include "install.h"
 #include "installed.h"
 #include "manifest.h"
+#include "pending-findings.h"
 #include "context.h"
 #include "registration.h"
 #include "digest.h"
@@ -234,22 +233,22 @@ static Decision decide(const AptRecord *record, const Registration *old, const c
         };
 }
 
-/* Warnings about other packages are not this package's business: show its own, and errors. */
 /*
  * What a maintainer script's run reports: the findings about the
  * package's shipped manifest (file: AEGIS_DIR/PACKAGE.aegis; NULL for
  * remove and purge: none), errors, and findings without a file; never
  * the other installed manifests', which every change loads and judges
  * again. What the change does to other packages is one line each
- * (install_effects_on_others()). Findings judged against the other
- * packages (Diagnostic.judged: a token not granted because its provider
- * is not configured yet) wait for the trigger when there is one: it
- * judges them once the whole dpkg run is configured and reports only
- * what is still true then (report_pending()).
+ * (install_note_effects()). Findings judged against the other packages
+ * (Diagnostic.judged: a token not granted because its provider is not
+ * configured yet) wait for the trigger when there is one: it judges them
+ * once the whole dpkg run is configured and reports only what is still
+ * true then (pending-findings.c, about_pending()). Should the trigger
+ * fail, the list stays and the next trigger reports them.
  */
 typedef struct Focus {
         const char *file;
-        size_t judged;          /* judged findings about file seen */
+        size_t judged;          /* judged findings about file kept */
 } Focus;
 
 static bool about_focus(Diagnostic *d, void *userdata) {
@@ -264,14 +263,21 @@ static bool about_focus(Diagnostic *d, void *userdata) {
         return true;
 }
 
-static bool not_judged(Diagnostic *d, void *userdata) {
-        return d->severity == DIAGNOSTIC_ERROR || !d->judged;
+static bool not_judged_about(Diagnostic *d, void *userdata) {
+        const char *file = userdata;
+
+        return d->severity == DIAGNOSTIC_ERROR || !d->judged || !d->file || strcmp(d->file, file) != 0;
 }
+
+enum {
+        CATCH_UP_DONE,                  /* policy.db is current, or needed nothing */
+        CATCH_UP_TRIGGERED,             /* dpkg's trigger will compile it, at the run's end */
+};
 
 /*
  * policy.db lags behind a committed change, or judged findings wait for
  * the run's end: have the trigger (or, outside dpkg, us) catch up.
- * Returns 1 when the trigger will, 0 when done here, or an error.
+ * CATCH_UP_* or a TOOL_E_* code or -errno from compiling here.
  */
 static int catch_up(ToolContext *c, bool findings_wait) {
         char *argv[] = { (char *) "dpkg-trigger", (char *) "--no-await", (char *) DPKG_TRIGGER, NULL };
@@ -279,111 +285,23 @@ static int catch_up(ToolContext *c, bool findings_wait) {
         int status = 0, r;
 
         if (!c->policy_db_stale && !findings_wait)
-                return 0;
+                return CATCH_UP_DONE;
         if (under_dpkg() && !c->paths.root) {
                 r = spawn_capture(argv, 4096, &out, NULL, &status, &err);
                 if (r >= 0 && status == 0)
-                        return 1;
+                        return CATCH_UP_TRIGGERED;
                 fprintf(c->err, "warning: dpkg-trigger %s failed (%s): compiling policy.db now\n",
                         DPKG_TRIGGER, r < 0 ? strerror(-r) : err && *err ? err : "no reason given");
         }
         if (!c->policy_db_stale)
-                return 0;
+                return CATCH_UP_DONE;
         r = install_compile(c, NULL, true, NULL);
-        return r < 0 ? r : r > 0 ? r : 0;
-}
-
-static void note_effects(ToolContext *c, const InstallPlan *plan) {
-        int r = install_effects_on_others(plan, c->err, "mssf-policy: ");
-
-        if (r < 0)
-                fprintf(c->err, "warning: cannot say what changed for other packages: %s\n",
-                        strerror(-r));
-}
-
-/* The packages whose judged findings the trigger is to report (one name a line). */
-#define PENDING_MAX_SIZE (1024u * 1024u)
-
-static char *pending_path(const ToolContext *c) {
-        _cleanup_free_ char *dir = strdup(c->paths.lock_file);
-
-        return dir ? fileio_join(dirname(dir), "findings-pending") : NULL;
-}
-
-/* Whether data's lines include line ("NAME\n"). */
-static bool pending_lists(const char *data, const char *line) {
-        size_t n = strlen(line);
-
-        for (const char *p = data; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-                if (strncmp(p, line, n) == 0)
-                        return true;
-        return false;
-}
-
-/* Under the lock. */
-static int pending_add(ToolContext *c, const char *package) {
-        _cleanup_free_ char *path = pending_path(c), *data = NULL, *line = NULL, *next = NULL;
-        size_t size = 0;
-        int r;
-
-        if (!path || asprintf(&line, "%s\n", package) < 0)
-                return -ENOMEM;
-        r = fileio_read(path, &data, &size);
-        if (r == -ENOENT)
-                r = 0;
-        if (r < 0)
-                return r;
-        if (data && pending_lists(data, line))
-                return 0;
-        if (size + strlen(line) > PENDING_MAX_SIZE)
-                return -EFBIG;
-        if (asprintf(&next, "%s%s", data ? data : "", line) < 0)
-                return -ENOMEM;
-        return fileio_write_atomic(path, next, strlen(next), 0644);
-}
-
-/* Under the lock: the valid names it lists (others skipped: only we write it). */
-static int pending_read(ToolContext *c, char ***ret, size_t *ret_n) {
-        _cleanup_free_ char *path = pending_path(c), *data = NULL;
-        char **names = NULL, *save = NULL;
-        size_t n = 0, size = 0;
-        int r;
-
-        *ret = NULL;
-        *ret_n = 0;
-        if (!path)
-                return -ENOMEM;
-        r = fileio_read(path, &data, &size);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        if (size > PENDING_MAX_SIZE)
-                return -EFBIG;
-        for (char *name = strtok_r(data, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
-                char **grown;
-
-                if (!manifest_valid_package_label(name))
-                        continue;
-                grown = reallocarray(names, n + 1, sizeof(*names));
-                if (!grown || !(grown[n] = strdup(name))) {
-                        names = grown ? grown : names;
-                        for (size_t i = 0; i < n; i++)
-                                free(names[i]);
-                        free(names);
-                        return -ENOMEM;
-                }
-                names = grown;
-                n++;
-        }
-        *ret = names;
-        *ret_n = n;
-        return 0;
+        return r != 0 ? r : CATCH_UP_DONE;
 }
 
 /* The trigger's report: judged findings of the pending packages, named by their shipped manifests. */
 typedef struct Pending {
-        ToolContext *c;
+        const ToolContext *c;
         char **names;
         size_t n_names;
         char **installed;       /* each name's installed manifest, as the compile names it */
@@ -399,7 +317,7 @@ static bool about_pending(Diagnostic *d, void *userdata) {
         for (size_t i = 0; i < p->n_names; i++) {
                 char *shipped = NULL;
 
-                if (!p->installed[i] || strcmp(d->file, p->installed[i]) != 0)
+                if (strcmp(d->file, p->installed[i]) != 0)
                         continue;
                 /* The installed copy is the shipped file's bytes: the same lines and columns. */
                 if (asprintf(&shipped, "%s/%s.aegis", p->c->paths.aegis_dir, p->names[i]) < 0)
@@ -412,21 +330,18 @@ static bool about_pending(Diagnostic *d, void *userdata) {
 }
 
 static void pending_clear(Pending *p) {
-        for (size_t i = 0; i < p->n_names; i++) {
-                free(p->names[i]);
-                if (p->installed)
-                        free(p->installed[i]);
-        }
-        free(p->names);
-        free(p->installed);
+        pending_findings_free(p->names, p->n_names);
+        if (p->installed)
+                pending_findings_free(p->installed, p->n_names);
+        *p = (Pending) {};
 }
 
-/* Under the lock: after a dpkg run's changes, the pending packages' judged findings that are still true. */
+/* Under the lock: the packages whose judged findings this trigger reports. */
 static int pending_load(ToolContext *c, Pending *p) {
         int r;
 
         *p = (Pending) { .c = c };
-        r = pending_read(c, &p->names, &p->n_names);
+        r = pending_findings_read(&c->paths, &p->names, &p->n_names);
         if (r < 0)
                 return r;
         p->installed = calloc(p->n_names ? p->n_names : 1, sizeof(*p->installed));
@@ -438,18 +353,20 @@ static int pending_load(ToolContext *c, Pending *p) {
         return 0;
 }
 
-/* Record that package's judged findings wait for the trigger. */
-static void defer_findings(ToolContext *c, const char *package) {
+/* Leave package's judged findings (about file) to the trigger; said now if they cannot be. */
+static void defer_findings(ToolContext *c, const char *package, const char *file) {
         _cleanup_close_ int lock = -1;
         int r = install_lock(c, &lock);
 
         if (r == 0)
-                r = pending_add(c, package);
-        if (r < 0)
+                r = pending_findings_add(&c->paths, package);
+        if (r != 0) {
                 fprintf(c->err, "warning: cannot leave %s's findings to the trigger (%s): "
-                        "they are reported now\n", package, strerror(-r));
-        if (r == 0)
-                diagnostics_filter(c->diag, not_judged, NULL);
+                        "they are reported now, as they stand\n", package,
+                        r < 0 ? strerror(-r) : "the lock");
+                return;
+        }
+        diagnostics_filter(c->diag, not_judged_about, (void *) file);
 }
 
 /* Whether the registration on disk already says exactly this. */
@@ -575,11 +492,11 @@ static int dpkg_configure(ToolContext *c, const char *package) {
                         (void) apt_record_remove(&c->paths, package);
                 if (!quiet)
                         note_registered(c, package, version, &decision);
-                note_effects(c, plan);
+                install_note_effects(c, plan);
                 r = catch_up(c, focus.judged > 0);
-                if (r == 1 && focus.judged > 0)
-                        defer_findings(c, package);
-                r = r == 1 ? 0 : r;
+                if (r == CATCH_UP_TRIGGERED && focus.judged > 0)
+                        defer_findings(c, package, shipped);
+                r = r == CATCH_UP_TRIGGERED ? 0 : r;
         }
         diagnostics_set_keep(c->diag, NULL, NULL);
         apt_record_clear(&record);
@@ -611,9 +528,9 @@ static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
                 r = apt_record_remove(&c->paths, package);
         if (r == 0 && plan->was_installed) {
                 fprintf(c->err, "mssf-policy: %s unregistered\n", package);
-                note_effects(c, plan);
+                install_note_effects(c, plan);
                 r = catch_up(c, false);
-                r = r == 1 ? 0 : r;
+                r = r == CATCH_UP_TRIGGERED ? 0 : r;
         }
         diagnostics_set_keep(c->diag, NULL, NULL);
         return r;
@@ -674,14 +591,22 @@ static int dpkg_triggered(ToolContext *c) {
                 if (r == 0) {
                         fprintf(c->err, "mssf-policy: %s unregistered: its manifest %s/%s.aegis "
                                 "is gone\n", names[i], c->paths.aegis_dir, names[i]);
-                        note_effects(c, plan);
+                        install_note_effects(c, plan);
                 }
         }
         for (size_t i = 0; i < n_names; i++)
                 free(names[i]);
         free(names);
-        if (r == 0)
+        if (r == 0) {
+                /* Only a report: a list that cannot be read does not hold back policy.db. */
                 r = pending_load(c, &pending);
+                if (r < 0 && r != -ENOMEM) {
+                        fprintf(c->err, "warning: the findings left to this trigger cannot be read "
+                                "(%s): not reported\n", strerror(-r));
+                        pending_clear(&pending);
+                        r = 0;
+                }
+        }
         lock = safe_close(lock);
         c->defer_policy_db = false;
         /* The whole run is configured: what is judged now is what holds. */
@@ -689,12 +614,11 @@ static int dpkg_triggered(ToolContext *c) {
         if (r == 0)
                 r = install_compile(c, NULL, true, &written);
         diagnostics_set_keep(c->diag, NULL, NULL);
+        /* Reported: off the list (a configure may have added others meanwhile). */
         if (r == 0 && pending.n_names > 0) {
-                _cleanup_free_ char *path = pending_path(c);
-
                 r = install_lock(c, &lock);
                 if (r == 0)
-                        r = path ? fileio_unlink(path) : -ENOMEM;
+                        r = pending_findings_remove(&c->paths, pending.names, pending.n_names);
                 lock = safe_close(lock);
         }
         pending_clear(&pending);

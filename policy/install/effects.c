@@ -30,8 +30,9 @@ static int parse(const char *text, SmackRules **ret) {
         if (r < 0)
                 return r;
         /* Our own files, written from the plan: a syntax error means nothing to compare. */
-        if (text && smack_rules_parse(rules, text, true, NULL) != 0)
-                return -EBADMSG;
+        r = text ? smack_rules_parse(rules, text, true, NULL) : 0;
+        if (r != 0)
+                return r < 0 ? r : -EBADMSG;
         *ret = TAKE_PTR(rules);
         return 0;
 }
@@ -120,7 +121,7 @@ static int describe(const char *package, const SmackRules *before, const SmackRu
         return 0;
 }
 
-int install_effects_on_others(const InstallPlan *plan, FILE *out, const char *prefix) {
+int effects_on_others(const InstallPlan *plan, FILE *out, const char *prefix) {
         size_t prefix_size = strlen(PACKAGE_RULES_PREFIX);
 
         for (size_t i = 0; i < plan->n_rule_files; i++) {

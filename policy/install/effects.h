@@ -11,4 +11,4 @@ typedef struct InstallPlan InstallPlan;
  * the package's own label left out of each pair ("calendar::data" rather
  * than "trusted-app -> calendar::data"). 0 or -errno.
  */
-int install_effects_on_others(const InstallPlan *plan, FILE *out, const char *prefix);
+int effects_on_others(const InstallPlan *plan, FILE *out, const char *prefix);

@@ -469,12 +469,20 @@ int install_lock(ToolContext *c, int *ret_lock) {
         return 0;
 }
 
+void install_note_effects(ToolContext *c, const InstallPlan *plan) {
+        int r = effects_on_others(plan, c->err, "mssf-policy: ");
+
+        if (r < 0)
+                fprintf(c->err, "warning: the change is made, but what it changed for other "
+                        "packages cannot be said: %s\n", strerror(-r));
+}
+
 /*
  * By hand, the user hears about the file they gave (file NULL: none) and
  * nothing of the other installed manifests, which every change loads and
  * judges again: errors (any one refuses the change) and findings without
  * a file still come through. What the change does to other packages is
- * said in one line each (install_effects_on_others()).
+ * said in one line each (effects_on_others()).
  */
 static bool about_given_file(Diagnostic *d, void *userdata) {
         const char *file = userdata;
@@ -482,11 +490,12 @@ static bool about_given_file(Diagnostic *d, void *userdata) {
         return d->severity == DIAGNOSTIC_ERROR || !d->file || (file && strcmp(d->file, file) == 0);
 }
 
+/* The change is made once run_plan() returns 0: what follows only reports. */
 static int run_by_hand(ToolContext *c, InstallPlan *plan) {
         int r = run_plan(c, plan, true);
 
         if (r == 0)
-                r = install_effects_on_others(plan, c->err, "mssf-policy: ");
+                install_note_effects(c, plan);
         return r;
 }
 

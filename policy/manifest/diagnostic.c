@@ -69,8 +69,10 @@ int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char 
                 d->message = NULL;
                 return -ENOMEM;
         }
-        if (diag->keep && !diag->keep(d, diag->keep_userdata))
+        if (diag->keep && !diag->keep(d, diag->keep_userdata)) {
+                diag->n_refused++;
                 return 0;
+        }
         count(diag, severity);
         if (diag->n_items >= diag->max_items)
                 return 0;
@@ -115,6 +117,7 @@ DiagnosticsMark diagnostics_mark(const Diagnostics *diag) {
                 .n_items = diag->n_items,
                 .n_errors = diag->n_errors,
                 .n_warnings = diag->n_warnings,
+                .n_refused = diag->n_refused,
         };
 }
 
@@ -125,6 +128,7 @@ void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark) {
                 diagnostic_free(diag->items[--diag->n_items]);
         diag->n_errors = mark->n_errors;
         diag->n_warnings = mark->n_warnings;
+        diag->n_refused = mark->n_refused;
 }
 
 void diagnostics_filter(Diagnostics *diag, bool (*keep)(Diagnostic *d, void *userdata),

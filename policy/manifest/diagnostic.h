@@ -51,6 +51,8 @@ typedef struct Diagnostics {
          */
         bool (*keep)(Diagnostic *d, void *userdata);
         void *keep_userdata;
+        /* How many keep() refused: a list that lost some is no full record (manifest-cache.c). */
+        size_t n_refused;
 } Diagnostics;
 
 #define DIAGNOSTICS_MAX_ITEMS_DEFAULT 1000
@@ -77,6 +79,7 @@ typedef struct DiagnosticsMark {
         size_t n_items;
         size_t n_errors;
         size_t n_warnings;
+        size_t n_refused;
 } DiagnosticsMark;
 
 DiagnosticsMark diagnostics_mark(const Diagnostics *diag);

@@ -42,6 +42,7 @@ for pkg in mce sensorfw signon timed usb-moded dsme applauncherd trusted-app; do
     policy install --origin system "$pkg" "$pkg.xml" >"$work/out" ||
         { cat "$work/out"; echo "not ok - installing $pkg"; exit 1; }
 done
+find "$root" -name .mssf-policy.cache -delete
 warnings=$(policy compile --output "$work/all.db" | grep -c ': warning: ')
 [ "$warnings" -ge 8 ]
 check "the installed packages have warnings (compile reports them all: $warnings)" 0 $?
@@ -85,6 +86,30 @@ check "removing an app nobody depends on: nothing printed" "" "$(policy remove s
 
 check "compile still reports every package's warnings (typo's too now)" $((warnings + 1)) \
     "$(policy compile --output "$work/all.db" | grep -c ': warning: ')"
+# A manifest first parsed by an install that does not print its warning
+# (the second of two packages with the same text) keeps the warning for
+# compile: the cache of parsed manifests does not take the printed part
+# for the whole.
+cat >"$work/texty.xml" <<'XML'
+<aegis>
+  <request>
+    some text
+    <credential name="Cellular"/>
+  </request>
+</aegis>
+XML
+policy install --origin system texty texty.xml >/dev/null
+policy install --origin system texty2 texty.xml >/dev/null
+check "compile reports the warning of both" 2 \
+    "$(policy compile --output "$work/all.db" | grep -c '/texty2\?\.xml:3:1: warning: text inside')"
+policy remove texty >/dev/null
+policy remove texty2 >/dev/null
+# What install did not print it still knows: the cache of parsed manifests
+# (written by the runs above) keeps every warning.
+policy compile --output "$work/all.db" | sort >"$work/cached"
+find "$root" -name .mssf-policy.cache -delete
+policy compile --output "$work/all.db" | sort >"$work/parsed"
+check "compile reports the same with and without the cache" "$(cat "$work/parsed")" "$(cat "$work/cached")"
 
 [ "$failures" = 0 ] && echo "all output checks passed"
 exit $((failures > 0))
