@@ -536,7 +536,9 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
 /*
  * An answer of the bus's end of peer's connection (libdbus's own inside
  * dbus-daemon, sent before any policy or monitor sees anything): queued
- * as it is, to peer alone.
+ * as it is, to peer alone. Unlike dbus-daemon, which queues these without
+ * bound, peer's queue limit applies: a client that sends them and never
+ * reads is disconnected.
  */
 static int dispatch_answer_directly(Peer *peer, Message *answer) {
         if (peer->dead)

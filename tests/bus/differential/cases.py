@@ -1,7 +1,9 @@
 """Hand-written differential worlds: the corners where mssf-broker was
 found to answer otherwise than dbus-daemon, whose answers clients are
 written against, and the ones next to them."""
+import hashlib
 import os
+import re
 
 from generate import ACTIVATABLE, FIXTURE, SESSION, SYSTEM
 from world import World, NO_REPLY_EXPECTED, NO_AUTO_START
@@ -109,13 +111,13 @@ def debian_system_conf():
     """system.conf's own <policy> elements, and this machine's system.d
     files in name order (dbus-daemon reads a directory in no defined
     order; these files do not depend on it), without those that use
-    at_console (a property of sessions neither daemon here has)."""
-    import re
+    at_console (a property of sessions neither daemon here has). None
+    without Debian's system.conf."""
     try:
         with open(SYSTEM_CONF) as f:
             text = re.sub(r'<!--.*?-->', '', f.read(), flags=re.S)
     except OSError:
-        return '', []
+        return None, []
     policy = '\n'.join(re.findall(r'<policy\b.*?</policy>', text, re.S))
     files = []
     for d in SYSTEM_D:
@@ -137,6 +139,7 @@ def debian_system_bus():
     the interfaces those files rule by destination and path (Peer,
     Properties, Introspectable, ObjectManager, the services' own)."""
     policy, files = debian_system_conf()
+    needs = [SYSTEM_CONF] if policy is None else []
     peer = 'org.freedesktop.DBus.Peer'
     props = 'org.freedesktop.DBus.Properties'
     users = ['root', 'nobody', 'nopw', 'nobody+video']
@@ -173,8 +176,8 @@ def debian_system_bus():
         actions.append(('signal', caller, 'svc', peer, 'Changed', 0, False,
                         '/'))
     assert set(c[1] for c in clients) == set(users)
-    return World('debian-system-bus', policy, clients, actions,
-                 include_files=files)
+    return World('debian-system-bus', policy or '', clients, actions,
+                 include_files=files, needs_files=needs)
 
 
 def monitors_joining(name, policy):

@@ -133,8 +133,12 @@ def includedir(rng):
 
 
 class Script:
-    def __init__(self, rng, roles):
+    def __init__(self, rng, roles, shapes):
         self.rng = rng
+        # Draws for the shapes added later (Peer messages, destination-less
+        # calls), from a generator of their own: every older seed still
+        # makes the world it made, with these on top.
+        self.shapes = shapes
         self.roles = roles
         self.actions = []
         self.calls = []         # (action k, caller, callee ref)
@@ -171,11 +175,12 @@ class Script:
         what = rng.random()
         if what < 0.2:
             dest, flags = self.pick_dest(), self.flags()
-            if rng.random() < 0.1:
+            iface, member = rng.choice(IFACES + [None]), rng.choice(MEMBERS)
+            if self.shapes.random() < 0.1:
                 dest = None
-            iface = rng.choice(IFACES + [None]) if rng.random() < 0.9 else PEER
-            k = self.add('call', src, dest, iface,
-                         rng.choice(MEMBERS + ['Ping']), flags,
+            if self.shapes.random() < 0.1:
+                iface, member = PEER, self.shapes.choice(MEMBERS + ['Ping'])
+            k = self.add('call', src, dest, iface, member, flags,
                          rng.random() < 0.15)
             self.calls.append((k, src, dest))
             self.wait_for_activation(src, k, dest, flags)
@@ -188,9 +193,11 @@ class Script:
         elif what < 0.5:
             dest = self.pick_dest() if rng.random() < 0.4 else None
             flags = self.flags() & NO_REPLY_EXPECTED
-            iface = rng.choice(IFACES) if rng.random() < 0.9 else PEER
-            k = self.add('signal', src, dest, iface,
-                         rng.choice(MEMBERS), flags, rng.random() < 0.1)
+            iface, member = rng.choice(IFACES), rng.choice(MEMBERS)
+            if self.shapes.random() < 0.1:
+                iface = PEER
+            k = self.add('signal', src, dest, iface, member, flags,
+                         rng.random() < 0.1)
             self.wait_for_activation(src, k, dest, flags)
         elif what < 0.62:
             self.add('driver', src, 'RequestName', 'su',
@@ -238,17 +245,17 @@ def world(seed):
     extra = policies(rng, rng.randint(0, 3))
     included = policies(rng, rng.randint(0, 2))
     policy = base + extra + connect_rules(rng)
-    script = Script(rng, [c[0] for c in clients])
+    shapes = random.Random('shapes-%d' % seed)
+    script = Script(rng, [c[0] for c in clients], shapes)
     # Observers from the start, often: what they are shown of replies
     # nobody asked for and of broadcasts is where daemons part ways.
-    if rng.random() < 0.5:
+    if shapes.random() < 0.5:
         script.add('driver', script.roles[0], 'AddMatch', 's',
-                   [rng.choice(["eavesdrop='true'",
-                                "type='method_return',eavesdrop='true'",
-                                "type='error',eavesdrop='true'"])])
-    if rng.random() < 0.3:
-        script.monitored = True
-        script.add('monitor', rng.choice(script.roles[1:]), [])
+                   [shapes.choice(["eavesdrop='true'",
+                                   "type='method_return',eavesdrop='true'",
+                                   "type='error',eavesdrop='true'"])])
+    if shapes.random() < 0.3:
+        script.add('monitor', shapes.choice(script.roles[1:]), [])
     for _ in range(rng.randint(8, 18)):
         script.step()
     return World('seed-%d' % seed, policy, clients, script.actions,

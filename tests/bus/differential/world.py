@@ -10,6 +10,7 @@ driver and reads up to the answer, and every monitor reads up to a
 barrier signal, so each transcript holds exactly what the bus had
 delivered by then, in the order the bus delivered it.
 """
+import hashlib
 import os
 import sys
 
@@ -86,10 +87,11 @@ class World:
 
     def __init__(self, name, policy, clients, actions, includes=(),
                  includedir=(), services=None, limits=None,
-                 include_files=()):
+                 include_files=(), needs_files=()):
         self.name = name
         self.policy = policy
         self.include_files = list(include_files)   # absolute, in order
+        self.needs_files = list(needs_files)        # missing: Unavailable
         self.clients = list(clients)
         self.actions = list(actions)
         self.includes = list(includes)
@@ -100,7 +102,9 @@ class World:
     def describe(self):
         lines = ['world %s' % self.name, self.policy]
         for path in self.include_files:
-            lines.append('include %s' % path)
+            with open(path, 'rb') as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            lines.append('include %s (sha256 %s)' % (path, digest))
         for name, text in self.includes:
             lines.append('include %s:\n%s' % (name, text))
         for name, text in self.includedir:
@@ -183,6 +187,9 @@ class Player:
     def play(self):
         if os.getuid() != 0:
             raise Unavailable('needs root to connect as other users')
+        for path in self.world.needs_files:
+            if not os.path.exists(path):
+                raise Unavailable('no %s on this machine' % path)
         bus = busfixture.Bus(self.options, policy=self.world.policy,
                              limits=self.world.limits)
         try:
