@@ -111,6 +111,13 @@ int bus_new(Loop *loop, BusConfig *config, const BusHooks *hooks, void *hooks_us
         r = reply_registry_new(&bus->replies);
         if (r < 0)
                 return r;
+        /* Without its watch NSS is asked at every connect: slower, never stale. */
+        r = userdb_new("/etc", &bus->userdb);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch /etc for user and group changes; asking NSS at every "
+                                  "connection");
         bus_set_config(bus, config);
         notify_init(&bus->notify, loop, bus_count, bus);
         loop_set_post(loop, bus_post, bus);
@@ -153,6 +160,7 @@ Bus *bus_free(Bus *bus) {
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
         security_free(bus->security);
+        userdb_free(bus->userdb);
         bus_config_free(bus->config);
         free(bus);
         return NULL;
@@ -238,6 +246,8 @@ int bus_reload(Bus *bus, BusConfig *config) {
         IList *node;
         int r = security_reload(bus->security, config, &warnings, err, sizeof(err));
 
+        /* As dbus-daemon: a reload forgets what NSS said (userdb.c says when else it is forgotten). */
+        userdb_flush(bus->userdb);
         bus_log_warnings(warnings);
         if (r != 0) {
                 log_error("Failed to reload the bus policy, keeping the previous one: %s",

@@ -25,6 +25,7 @@
 #include "reply.h"
 #include "security.h"
 #include "strmap.h"
+#include "userdb.h"
 
 typedef struct BusActivation BusActivation;
 typedef struct BusConfig BusConfig;
@@ -77,6 +78,7 @@ typedef struct BusFlowCounters {
 
 struct Bus {
         Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
+        UserDb *userdb;                 /* (owned, nullable) NSS's groups per uid, while true */
         Loop *loop;                     /* (not owned) */
         BusConfig *config;              /* (owned) */
         char guid[33];

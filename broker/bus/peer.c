@@ -102,7 +102,7 @@ static int peer_check_connect(Peer *peer) {
 
         if (peer->connect_checked)
                 return 0;
-        r = creds_nss_groups(peer->creds.uid, &peer->creds.nss_groups, &peer->creds.n_nss_groups);
+        r = userdb_groups(peer->bus->userdb, peer->creds.uid, &peer->creds.nss_groups, &peer->creds.n_nss_groups);
         if (r == CREDS_E_NO_USER)
                 log_notice("Refused a connection: uid %u has no passwd entry, so its groups cannot be known",
                            (unsigned) peer->creds.uid);

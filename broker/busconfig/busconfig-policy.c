@@ -458,6 +458,10 @@ BusconfigClient *busconfig_client_unref(BusconfigClient *client) {
         return NULL;
 }
 
+bool busconfig_policy_uses_console(const BusconfigPolicy *policy) {
+        return policy && (policy->console_true.n_refs > 0 || policy->console_false.n_refs > 0);
+}
+
 bool busconfig_user_at_console(uid_t uid) {
         if (access("/run/systemd/seats/", F_OK) >= 0)
                 return sd_uid_get_seats(uid, 0, NULL) > 0;

@@ -121,6 +121,13 @@ void busconfig_client_check_own(const BusconfigClient *client, const char *name,
  */
 bool busconfig_user_at_console(uid_t uid);
 
+/*
+ * Whether any rule is in an at_console context: only then is a
+ * connection's console state worth asking (it costs a passwd lookup and
+ * a file check per connection), and without such rules it changes nothing.
+ */
+bool busconfig_policy_uses_console(const BusconfigPolicy *policy);
+
 /* Frees the warnings of busconfig_policy_new(); NULL-safe, returns NULL. */
 char **busconfig_warnings_free(char **warnings);
 
