@@ -8,6 +8,12 @@
  *                                          WINDOW calls kept in flight: calls/s
  *   bench-bus idle ADDR COUNT              COUNT connections that said Hello,
  *                                          held until stdin closes
+ *   bench-bus connect ADDR COUNT           a storm: COUNT connections opened one
+ *                                          after another, each to its Hello
+ *                                          reply, all held: connects/s
+ *   bench-bus names ADDR COUNT CALLS       one connection owns COUNT names;
+ *                                          ListNames and GetNameOwner, CALLS of
+ *                                          each: median (us)
  *
  * Results go to stdout as "key value" lines for the driver script.
  */
@@ -238,6 +244,94 @@ static int run_idle(const char *address, unsigned count) {
         return 0;
 }
 
+static int raise_nofile(unsigned count) {
+        struct rlimit rl = { count + 64, count + 64 };
+
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+                perror("setrlimit");
+                return -errno;
+        }
+        return 0;
+}
+
+static int run_connect(const char *address, unsigned count) {
+        sd_bus **buses = calloc(count, sizeof(sd_bus *));
+        uint64_t start;
+        int failed = 0;
+
+        if (!buses || raise_nofile(count) < 0)
+                return 1;
+        start = now_ns();
+        for (unsigned i = 0; i < count; i++) {
+                /* sd_bus_start() returns before Hello's reply: asking the unique name waits for it. */
+                int r = bus_connect(address, &buses[i]);
+                if (r >= 0)
+                        r = sd_bus_get_unique_name(buses[i], &(const char *){ NULL });
+                if (r < 0) {
+                        fprintf(stderr, "connect: connection %u: %s\n", i, strerror(-r));
+                        failed = 1;
+                        count = i;
+                        break;
+                }
+        }
+        if (!failed)
+                printf("connects_per_s %.0f\n", count / ((now_ns() - start) / 1e9));
+        for (unsigned i = 0; i < count; i++)
+                sd_bus_flush_close_unref(buses[i]);
+        free(buses);
+        return failed;
+}
+
+static int call_driver(sd_bus *bus, const char *member, const char *name, uint64_t *ret_ns) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        uint64_t start = now_ns();
+        int r = name ? sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus", member, &error, &reply, "s", name) :
+                       sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus", member, &error, &reply, "");
+
+        *ret_ns = now_ns() - start;
+        if (r < 0)
+                fprintf(stderr, "names: %s: %s\n", member, error.message ? error.message : strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int run_names(const char *address, unsigned count, unsigned calls) {
+        uint64_t *list = calloc(calls, sizeof(uint64_t)), *owner = calloc(calls, sizeof(uint64_t));
+        sd_bus *bus = NULL;
+        char name[64];
+        int r;
+
+        if (!list || !owner || bus_connect(address, &bus) < 0)
+                return 1;
+        for (unsigned i = 0; i < count; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchName.n%u", i);
+                r = sd_bus_request_name(bus, name, 0);
+                if (r < 0) {
+                        fprintf(stderr, "names: RequestName %s: %s\n", name, strerror(-r));
+                        return 1;
+                }
+        }
+        srand(42);
+        for (unsigned i = 0; i < calls; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchName.n%u", (unsigned) rand() % count);
+                if (call_driver(bus, "ListNames", NULL, &list[i]) < 0 ||
+                    call_driver(bus, "GetNameOwner", name, &owner[i]) < 0)
+                        return 1;
+        }
+        qsort(list, calls, sizeof(uint64_t), cmp_u64);
+        qsort(owner, calls, sizeof(uint64_t), cmp_u64);
+        printf("listnames_us %.1f\n", list[calls / 2] / 1000.0);
+        printf("getnameowner_us %.1f\n", owner[calls / 2] / 1000.0);
+        sd_bus_flush_close_unref(bus);
+        free(list);
+        free(owner);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc >= 3 && !strcmp(argv[1], "server"))
                 return run_server(argv[2]);
@@ -247,6 +341,10 @@ int main(int argc, char **argv) {
                 return run_throughput(argv[2], atof(argv[3]), (size_t)atoi(argv[4]), (unsigned)atoi(argv[5]));
         if (argc >= 4 && !strcmp(argv[1], "idle"))
                 return run_idle(argv[2], (unsigned)atoi(argv[3]));
-        fprintf(stderr, "usage: %s server|latency|throughput|idle ADDR ...\n", argv[0]);
+        if (argc >= 4 && !strcmp(argv[1], "connect"))
+                return run_connect(argv[2], (unsigned)atoi(argv[3]));
+        if (argc >= 5 && !strcmp(argv[1], "names"))
+                return run_names(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+        fprintf(stderr, "usage: %s server|latency|throughput|idle|connect|names ADDR ...\n", argv[0]);
         return 2;
 }
