@@ -21,11 +21,11 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 
-#include <systemd/sd-daemon.h>
 
 #include "address.h"
 #include "auth.h"
 #include "bus.h"
+#include "service-env.h"
 #include "busconfig-policy.h"
 #include "config.h"
 #include "listener.h"
@@ -284,7 +284,7 @@ static void bus_add_listener(Bus *bus, Listener *listener) {
 
 /* systemd: every socket in LISTEN_FDS becomes a listener. */
 static int bus_listen_systemd(Bus *bus) {
-        int n = sd_listen_fds(true);
+        int n = service_env_listen_fds();
 
         if (n < 0)
                 return n;
@@ -292,7 +292,7 @@ static int bus_listen_systemd(Bus *bus) {
                 return -EBADF;
         for (int i = 0; i < n; i++) {
                 Listener *listener;
-                int r = listener_new_fd(bus->loop, SD_LISTEN_FDS_START + i, bus->guid,
+                int r = listener_new_fd(bus->loop, SERVICE_ENV_LISTEN_FDS_START + i, bus->guid,
                                         bus_on_accept, bus, &listener);
 
                 if (r < 0)

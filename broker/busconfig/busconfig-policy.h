@@ -84,6 +84,14 @@ BusconfigPolicy *busconfig_policy_unref(BusconfigPolicy *policy);
  * rules of the default and mandatory contexts, last match wins, starting
  * from "only the bus's own user".
  */
+/*
+ * Whether a connect rule (<allow|deny group="...">, in the default or
+ * mandatory context) names a group: only then do a connecting uid's
+ * groups change busconfig_policy_check_connect()'s answer ("*" matches
+ * whatever the groups).
+ */
+bool busconfig_policy_connect_uses_groups(const BusconfigPolicy *policy);
+
 void busconfig_policy_check_connect(const BusconfigPolicy *policy, const BusconfigIdentity *identity,
                                     BusconfigVerdict *ret);
 

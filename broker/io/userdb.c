@@ -1,8 +1,10 @@
 /*
  * The groups NSS gives a uid, remembered between connections.
  *
- * Why: dbus-daemon's connect check judges a uid by the groups NSS gives
- * it (creds_nss_groups()), and asking NSS costs, with the files module,
+ * Why: dbus-daemon's connect check refuses a uid NSS does not know and
+ * judges the others by the groups NSS gives them (creds_nss_user(),
+ * creds_nss_groups(); the groups only where a connect rule names one),
+ * and asking NSS costs, with the files module,
  * an open, read and close of /etc/passwd and of /etc/group, plus the
  * other modules nsswitch.conf names: about 20 of the 45 system calls a
  * connection cost, and a boot connects hundreds of clients of a handful
@@ -48,7 +50,7 @@
 typedef struct UserDbEntry {
         uid_t uid;
         uint64_t since;                 /* CLOCK_MONOTONIC, usec */
-        gid_t *groups;
+        gid_t *groups;                  /* NULL: only known to exist (userdb_user()) */
         size_t n_groups;
 } UserDbEntry;
 
@@ -152,11 +154,12 @@ static int userdb_copy(const gid_t *groups, size_t n, gid_t **ret) {
         return 0;
 }
 
+/* groups NULL: that uid exists, nothing more. */
 static void userdb_remember(UserDb *db, uid_t uid, const gid_t *groups, size_t n, uint64_t now) {
         UserDbEntry *entry = userdb_find(db, uid), *grown;
         gid_t *copy = NULL;
 
-        if (userdb_copy(groups, n, &copy) < 0)
+        if (groups && userdb_copy(groups, n, &copy) < 0)
                 return;         /* Not remembered: asked again next time. */
         if (!entry) {
                 if (db->n_entries >= USERDB_MAX_ENTRIES)
@@ -176,22 +179,49 @@ static void userdb_remember(UserDb *db, uid_t uid, const gid_t *groups, size_t n
         entry->since = now;
 }
 
-int userdb_groups(UserDb *db, uid_t uid, gid_t **ret, size_t *ret_n) {
-        _cleanup_free_ gid_t *groups = NULL;
+/* uid's entry while it may be used, or NULL; false: remember nothing now. */
+static bool userdb_usable(UserDb *db, uid_t uid, UserDbEntry **ret) {
         UserDbEntry *entry;
-        uint64_t now;
-        size_t n = 0;
-        int r;
 
+        *ret = NULL;
         if (!db || db->blind)
-                return creds_nss_groups(uid, ret, ret_n);
+                return false;
         if (userdb_changed(db))
                 userdb_flush(db);
         if (db->blind)
-                return creds_nss_groups(uid, ret, ret_n);
-        now = userdb_now();
+                return false;
         entry = userdb_find(db, uid);
-        if (entry && now - entry->since < USERDB_MAX_AGE_USEC) {
+        if (entry && userdb_now() - entry->since < USERDB_MAX_AGE_USEC)
+                *ret = entry;
+        return true;
+}
+
+int userdb_user(UserDb *db, uid_t uid) {
+        UserDbEntry *entry;
+        int r;
+
+        if (!userdb_usable(db, uid, &entry))
+                return creds_nss_user(uid);
+        if (entry) {
+                db->stats.hits++;
+                return 0;
+        }
+        db->stats.misses++;
+        r = creds_nss_user(uid);
+        if (r == 0)
+                userdb_remember(db, uid, NULL, 0, userdb_now());
+        return r;
+}
+
+int userdb_groups(UserDb *db, uid_t uid, gid_t **ret, size_t *ret_n) {
+        _cleanup_free_ gid_t *groups = NULL;
+        UserDbEntry *entry;
+        size_t n = 0;
+        int r;
+
+        if (!userdb_usable(db, uid, &entry))
+                return creds_nss_groups(uid, ret, ret_n);
+        if (entry && entry->groups) {
                 r = userdb_copy(entry->groups, entry->n_groups, ret);
                 if (r < 0)
                         return r;
@@ -203,7 +233,7 @@ int userdb_groups(UserDb *db, uid_t uid, gid_t **ret, size_t *ret_n) {
         r = creds_nss_groups(uid, &groups, &n);
         if (r != 0)
                 return r;
-        userdb_remember(db, uid, groups, n, now);
+        userdb_remember(db, uid, groups, n, userdb_now());
         *ret = TAKE_PTR(groups);
         *ret_n = n;
         return 0;

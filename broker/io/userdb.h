@@ -31,6 +31,9 @@ DEFINE_CLEANUP(UserDb *, userdb_free);
  */
 int userdb_groups(UserDb *db, uid_t uid, gid_t **ret, size_t *ret_n);
 
+/* creds_nss_user(), answered from memory the same way. */
+int userdb_user(UserDb *db, uid_t uid);
+
 /* Forget everything (ReloadConfig, SIGHUP). */
 void userdb_flush(UserDb *db);
 

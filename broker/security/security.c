@@ -119,6 +119,10 @@ static BusconfigIdentity identity_of(const Security *s, uid_t uid, const gid_t *
         return (BusconfigIdentity){ uid, gids, n_gids, console };
 }
 
+bool security_connect_needs_groups(const Security *s) {
+        return busconfig_policy_connect_uses_groups(s->busconfig);
+}
+
 bool security_check_connect(Security *s, uid_t uid, const gid_t *gids, size_t n_gids, char *why,
                             size_t why_size) {
         BusconfigIdentity id = identity_of(s, uid, gids, n_gids);

@@ -38,6 +38,12 @@ int __wrap_creds_nss_groups(uid_t uid, gid_t **ret, size_t *ret_n) {
         return 0;
 }
 
+int __wrap_creds_nss_user(uid_t uid);
+int __wrap_creds_nss_user(uid_t uid) {
+        asked++;
+        return uid == 4242 ? CREDS_E_NO_USER : 0;
+}
+
 typedef struct Fixture {
         char dir[64];
         UserDb *db;
@@ -166,6 +172,25 @@ static void test_blind_without_the_directory(void **state) {
         assert_int_equal(asked, 4);
 }
 
+/* Known to exist is remembered too, and groups asked of a uid only known to exist go to NSS once. */
+static void test_user_known(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(userdb_user(f->db, 1000), 0);
+        assert_int_equal(userdb_user(f->db, 1000), 0);
+        assert_int_equal(asked, 1);
+        assert_int_equal(second_group(f->db, 1000), 100);
+        assert_int_equal(second_group(f->db, 1000), 100);
+        assert_int_equal(userdb_user(f->db, 1000), 0);
+        assert_int_equal(asked, 2);
+        assert_int_equal(userdb_user(f->db, 4242), CREDS_E_NO_USER);
+        assert_int_equal(userdb_user(f->db, 4242), CREDS_E_NO_USER);
+        assert_int_equal(asked, 4);
+        write_file(f, "passwd");
+        assert_int_equal(userdb_user(f->db, 1000), 0);
+        assert_int_equal(asked, 5);
+}
+
 static void test_no_userdb(void **state) {
         assert_int_equal(second_group(NULL, 1000), 100);
         assert_int_equal(second_group(NULL, 1000), 100);
@@ -179,6 +204,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_bounded_age_and_flush, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unknown_uid_never_remembered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_blind_without_the_directory, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_user_known, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_userdb, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

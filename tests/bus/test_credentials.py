@@ -309,3 +309,17 @@ def test_group_change_at_run_time_seen_at_once(bus):
     assert not refused_at_connect(bus, uid, gid, [])
     admin('userdel', 'mssftestuser')
     assert refused_at_connect(bus, uid, gid, [])
+
+
+def test_user_removed_at_run_time_refused_at_once(bus):
+    """Without group rules only the user's existence is asked of NSS, and
+    remembered the same way: a user removed is refused at its next
+    connection, a user added accepted at its first."""
+    in_private_etc(bus)
+    admin('useradd', '--no-create-home', '--uid', '47111', 'mssftestuser2')
+    uid, gid = 47111, grp.getgrnam('mssftestuser2').gr_gid
+    assert not refused_at_connect(bus, uid, gid, [])
+    admin('userdel', 'mssftestuser2')
+    assert refused_at_connect(bus, uid, gid, [])
+    admin('useradd', '--no-create-home', '--uid', '47111', 'mssftestuser2')
+    assert not refused_at_connect(bus, uid, gid, [])
