@@ -14,10 +14,17 @@
  *   bench-bus names ADDR COUNT CALLS       one connection owns COUNT names;
  *                                          ListNames and GetNameOwner, CALLS of
  *                                          each: median (us)
+ *   bench-bus fanout ADDR SUBS RULES COUNT SUBS connections with RULES match rules
+ *                                          each, one of which matches; COUNT
+ *                                          broadcasts: deliveries/s, and the
+ *                                          same with no rule matching: signals/s
+ *   bench-bus churn ADDR NAMES             RequestName and ReleaseName of NAMES
+ *                                          names: names/s
  *
  * Results go to stdout as "key value" lines for the driver script.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +339,136 @@ static int run_names(const char *address, unsigned count, unsigned calls) {
         return 0;
 }
 
+static int subscribe(sd_bus *bus, unsigned rules, bool match) {
+        char rule[160];
+
+        for (unsigned i = 0; i < rules; i++) {
+                int r;
+
+                /* The one matching rule last: every other one is looked at first. */
+                if (match && i == rules - 1)
+                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan',member='Tick'");
+                else
+                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan%u',member='M%u'", i, i);
+                r = sd_bus_add_match(bus, NULL, rule, NULL, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A round trip to the driver: everything sent before it was handled. */
+static int sync_bus(sd_bus *bus) {
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                   "org.freedesktop.DBus.Peer", "Ping", NULL, &reply, "");
+
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int emit(sd_bus *sender, unsigned count) {
+        for (unsigned i = 0; i < count; i++) {
+                int r = sd_bus_emit_signal(sender, "/org/mssf/Fan", "org.mssf.Fan", "Tick", "u", i);
+                if (r < 0)
+                        return r;
+                /* Not faster than the bus reads: its queue toward us is bounded. */
+                if (i % 64 == 63) {
+                        r = sd_bus_flush(sender);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return sd_bus_flush(sender);
+}
+
+static int run_fanout_one(const char *address, unsigned subs, unsigned rules, unsigned count, bool match,
+                          double *ret) {
+        sd_bus **buses = calloc(subs, sizeof(sd_bus *)), *sender = NULL;
+        unsigned *got = calloc(subs, sizeof(unsigned));
+        uint64_t start, total = 0;
+        int r = 0;
+
+        if (!buses || !got || raise_nofile(subs + 16) < 0 || bus_connect(address, &sender) < 0)
+                return -ENOMEM;
+        for (unsigned i = 0; r >= 0 && i < subs; i++) {
+                r = bus_connect(address, &buses[i]);
+                if (r >= 0)
+                        r = subscribe(buses[i], rules, match);
+        }
+        for (unsigned i = 0; r >= 0 && i < subs; i++)
+                r = sync_bus(buses[i]);         /* every rule is in place */
+        if (r < 0)
+                goto out;
+        start = now_ns();
+        r = emit(sender, count);
+        if (r >= 0 && !match)
+                r = sync_bus(sender);
+        while (r >= 0 && match && total < (uint64_t) subs * count) {
+                bool progress = false;
+
+                for (unsigned i = 0; r >= 0 && i < subs; i++) {
+                        sd_bus_message *m = NULL;
+
+                        while (got[i] < count && (r = sd_bus_process(buses[i], &m)) > 0) {
+                                if (m && sd_bus_message_is_signal(m, "org.mssf.Fan", "Tick")) {
+                                        got[i]++;
+                                        total++;
+                                }
+                                sd_bus_message_unref(m);
+                                m = NULL;
+                                progress = true;
+                        }
+                }
+                if (r >= 0 && !progress)
+                        r = sd_bus_wait(buses[0], 1000);
+        }
+        if (r >= 0)
+                *ret = (match ? (double) subs * count : (double) count) / ((now_ns() - start) / 1e9);
+out:
+        for (unsigned i = 0; i < subs; i++)
+                sd_bus_flush_close_unref(buses[i]);
+        sd_bus_flush_close_unref(sender);
+        free(buses);
+        free(got);
+        return r < 0 ? r : 0;
+}
+
+static int run_fanout(const char *address, unsigned subs, unsigned rules, unsigned count) {
+        double delivered = 0, unmatched = 0;
+        int r = run_fanout_one(address, subs, rules, count, true, &delivered);
+
+        if (r >= 0)
+                r = run_fanout_one(address, subs, rules, count * 4, false, &unmatched);
+        if (r < 0) {
+                fprintf(stderr, "fanout: %s\n", strerror(-r));
+                return 1;
+        }
+        printf("fanout_per_s %.0f\n", delivered);
+        printf("nomatch_per_s %.0f\n", unmatched);
+        return 0;
+}
+
+static int run_churn(const char *address, unsigned names) {
+        sd_bus *bus = NULL;
+        char name[64];
+        uint64_t start;
+
+        if (bus_connect(address, &bus) < 0)
+                return 1;
+        start = now_ns();
+        for (unsigned i = 0; i < names; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchChurn.n%u", i);
+                if (sd_bus_request_name(bus, name, 0) < 0 || sd_bus_release_name(bus, name) < 0) {
+                        fprintf(stderr, "churn: %s\n", name);
+                        return 1;
+                }
+        }
+        printf("churn_per_s %.0f\n", names / ((now_ns() - start) / 1e9));
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc >= 3 && !strcmp(argv[1], "server"))
                 return run_server(argv[2]);
@@ -345,6 +482,12 @@ int main(int argc, char **argv) {
                 return run_connect(argv[2], (unsigned)atoi(argv[3]));
         if (argc >= 5 && !strcmp(argv[1], "names"))
                 return run_names(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
-        fprintf(stderr, "usage: %s server|latency|throughput|idle|connect|names ADDR ...\n", argv[0]);
+        if (argc >= 6 && !strcmp(argv[1], "fanout"))
+                return run_fanout(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]),
+                                  (unsigned)atoi(argv[5]));
+        if (argc >= 4 && !strcmp(argv[1], "churn"))
+                return run_churn(argv[2], (unsigned)atoi(argv[3]));
+        fprintf(stderr, "usage: %s server|latency|throughput|idle|connect|names|fanout|churn ADDR ...\n",
+                argv[0]);
         return 2;
 }
