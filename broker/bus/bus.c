@@ -159,6 +159,7 @@ Bus *bus_free(Bus *bus) {
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
+        uid_count_deinit(&bus->complete_by_uid);
         security_free(bus->security);
         userdb_free(bus->userdb);
         bus_config_free(bus->config);

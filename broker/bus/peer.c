@@ -387,6 +387,7 @@ void peer_disconnect(Peer *peer) {
                 reply_owner_deinit(&peer->replies);
                 peer_release_names(peer);
                 bus->n_complete--;
+                uid_count_remove(&bus->complete_by_uid, peer->creds.uid);
         } else {
                 bus->n_incomplete--;
                 bus_update_accepting(bus);
