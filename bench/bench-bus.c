@@ -348,8 +348,8 @@ static int subscribe(sd_bus *bus, unsigned rules, bool match) {
                 /* The one matching rule last: every other one is looked at first. */
                 if (match && i == rules - 1)
                         snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan',member='Tick'");
-                else
-                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan%u',member='M%u'", i, i);
+                else    /* the same interface: no index by interface spares a look at it */
+                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan',member='M%u'", i);
                 r = sd_bus_add_match(bus, NULL, rule, NULL, NULL);
                 if (r < 0)
                         return r;
