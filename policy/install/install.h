@@ -26,6 +26,9 @@ int install_lock(ToolContext *c, int *ret_lock);
  */
 int install_run(ToolContext *c, InstallPlan *plan);
 
+/* After a change: one line for each other package it granted or revoked something (effects.c). */
+void install_note_effects(ToolContext *c, const InstallPlan *plan);
+
 /*
  * Compile every installed manifest into output (NULL: policy.db, under
  * the lock, then tell the bus). With if_changed, a file that already holds
