@@ -35,6 +35,10 @@ failures=0
 pids=""
 
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
+# The guest runs the host's programs: without swtpm there is no TPM to
+# seal with, without tpm2-tools no way to read the root back for the scan.
+command -v swtpm > /dev/null || { echo "SKIP: swtpm not installed (Debian package swtpm)"; exit 77; }
+command -v tpm2_unseal > /dev/null || { echo "SKIP: tpm2-tools not installed (Debian package tpm2-tools)"; exit 77; }
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
