@@ -4,7 +4,7 @@
  *
  *     keyd-bench N SIZE
  *
- * N times each: Peer.Ping to org.mssf.Keys1 (the bus round trip: the
+ * N rounds of: Peer.Ping to org.mssf.Keys1 (the bus round trip: the
  * bus, the service's loop, no work), Encrypt of SIZE bytes with the
  * caller's own key, Decrypt of that blob; then N Encrypts under the
  * clock's eye of the TpmCommands property (read before and after).
@@ -111,20 +111,19 @@ int main(int argc, char **argv) {
         r = sd_bus_open_system(&bus);
         if (r < 0)
                 return fail("connect", r, NULL);
+        /* One of each per round, not three runs one after the other: the
+         * figures are compared with each other, and a machine whose load
+         * changes during the run (a shared CI host) then weighs on all
+         * three alike instead of on whichever ran in the busy part. */
         for (int i = 0; i < n; i++) {
-                sd_bus_message *reply = NULL;
+                sd_bus_message *m = NULL, *reply = NULL;
                 double t0 = now_us();
 
                 r = sd_bus_call_method(bus, SERVICE, PATH, "org.freedesktop.DBus.Peer", "Ping", &error, &reply, "");
                 ping[i] = now_us() - t0;
-                sd_bus_message_unref(reply);
+                reply = sd_bus_message_unref(reply);
                 if (r < 0)
                         return fail("Ping", r, &error);
-        }
-        for (int i = 0; i < n; i++) {
-                sd_bus_message *m = NULL, *reply = NULL;
-                double t0;
-
                 free(blob);
                 blob = NULL;
                 t0 = now_us();
