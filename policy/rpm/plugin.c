@@ -113,9 +113,12 @@ typedef struct Element {
         rpmte te;                       /* (not owned) rpm's element: its identity */
         bool added;
         ElementState state;
+        bool signer_known;
+        RpmSigner signer;               /* (signer_known) what its signature says */
         RpmPackage package;             /* (checked) */
-        RpmTargets targets;             /* (checked) its binaries, canonical */
-        RpmTargets labelled;            /* those labelled through their descriptor */
+        RpmStrings targets;             /* (checked) its binaries, canonical */
+        RpmStrings labelled;            /* those labelled through their descriptor */
+        RpmStrings said;                /* the lines already printed about it, not said twice */
 } Element;
 
 typedef struct Plugin {
@@ -139,8 +142,9 @@ static void element_free(Element *e) {
         if (!e)
                 return;
         rpm_package_clear(&e->package);
-        rpm_targets_clear(&e->targets);
-        rpm_targets_clear(&e->labelled);
+        rpm_strings_clear(&e->targets);
+        rpm_strings_clear(&e->labelled);
+        rpm_strings_clear(&e->said);
         free(e);
 }
 
@@ -195,16 +199,23 @@ static void context_done(ToolContext *c, ToolPaths *paths) {
         c->diag = diagnostics_free(c->diag);
 }
 
-/* Errors, and the warnings of focus (nullable) or of no file: another package's are not this one's. */
-static void print_diagnostics(const Diagnostics *diag, const char *focus) {
+/*
+ * Errors, and the warnings of focus (nullable) or of no file: another
+ * package's are not this one's. A line said (nullable) already holds is
+ * not said again (what the check said, when the registration says it too).
+ */
+static void print_diagnostics(const Diagnostics *diag, const char *focus, RpmStrings *said) {
         for (size_t i = 0; diag && i < diag->n_items; i++) {
                 const Diagnostic *d = diag->items[i];
                 _cleanup_free_ char *line = NULL;
 
                 if (d->severity != DIAGNOSTIC_ERROR && d->file && (!focus || strcmp(d->file, focus) != 0))
                         continue;
-                if (diagnostic_format(d, &line) >= 0)
-                        fprintf(stderr, "%s\n", line);
+                if (diagnostic_format(d, &line) < 0 || (said && rpm_strings_has(said, line)))
+                        continue;
+                fprintf(stderr, "%s\n", line);
+                if (said)
+                        (void) rpm_strings_add(said, line);
         }
         fflush(stderr);
 }
@@ -269,7 +280,7 @@ static int origins_load(Plugin *p) {
         if (!path || diagnostics_new(&diag) < 0)
                 return -ENOMEM;
         r = rpm_origins_load(path, diag, &p->origins);
-        print_diagnostics(diag, NULL);
+        print_diagnostics(diag, NULL, NULL);
         if (r == RPM_ORIGINS_E_INVALID)
                 fprintf(stderr, "mssf-policy: %s does not parse: no package is installed or "
                         "erased until it does\n", path);
@@ -302,7 +313,7 @@ static void recover(Plugin *p) {
         if (context_init(&c, &p->outside, rpm_db_package_db(p->db)) < 0)
                 return;
         r = rpm_recover(&c, p->db, &written);
-        print_diagnostics(c.diag, NULL);
+        print_diagnostics(c.diag, NULL, NULL);
         print_error(r, "finishing an interrupted rpm transaction");
         context_done(&c, &p->outside);
         if (r == 0 && written)
@@ -319,11 +330,11 @@ static rpmRC mssf_tsm_pre(rpmPlugin plugin, rpmts ts) {
         p->active = true;
         p->ts = ts;
         r = paths_init(p);
-        if (r >= 0)
+        if (r == 0)
                 r = rpm_db_new(ts, &p->db);
-        if (r >= 0)
+        if (r == 0)
                 r = origins_load(p);
-        if (r >= 0)
+        if (r == 0)
                 r = rpm_keyring_load(ts, &p->keyring);
         if (r != 0) {
                 print_error(r, "cannot start");
@@ -503,9 +514,18 @@ static int read_manifest(Element *e, int fd, const char *path, const char *dest)
         return digest_sha256_hex(package->manifest, size, package->manifest_sha256);
 }
 
+/* Decided once, when rpm has verified the element (never before its install goal: pretrans). */
+static const RpmSigner *element_signer(Plugin *p, Element *e) {
+        if (!e->signer_known) {
+                e->signer = rpm_signer_decide(p->ts, e->te, p->keyring, p->origins);
+                e->signer_known = true;
+        }
+        return &e->signer;
+}
+
 static int package_init(Plugin *p, Element *e, const char *dest) {
         RpmPackage *package = &e->package;
-        RpmSigner signer = rpm_signer_decide(p->ts, e->te, p->keyring, p->origins);
+        RpmSigner signer = *element_signer(p, e);
 
         package->name = strdup(rpmteN(e->te));
         package->evr = strdup(rpmteEVR(e->te));
@@ -541,7 +561,7 @@ static rpmRC on_manifest(Plugin *p, Element *e, int fd, const char *path, const 
         rpm_db_set_element(p->db, e->te);
         r = rpm_register_check(&c, &e->package, files, &e->targets);
         rpm_db_set_element(p->db, NULL);
-        print_diagnostics(c.diag, dest);
+        print_diagnostics(c.diag, dest, &e->said);
         print_error(r, "cannot check the manifest");
         context_done(&c, &p->inside);
         if (r != 0) {
@@ -580,8 +600,8 @@ static rpmRC label_by_descriptor(Plugin *p, Element *e, int fd, const char *dest
         r = safe_root_new("", &root);
         if (r == 0)
                 r = safe_root_canonical(root, dest, &canonical);
-        if (r != 0 || !rpm_targets_has(&e->targets, canonical) ||
-            rpm_targets_has(&e->labelled, canonical))
+        if (r != 0 || !rpm_strings_has(&e->targets, canonical) ||
+            rpm_strings_has(&e->labelled, canonical))
                 return r < 0 ? RPMRC_FAIL : RPMRC_OK;
         if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return RPMRC_OK;        /* not what the header said: psm_post judges it on disk */
@@ -595,7 +615,7 @@ static rpmRC label_by_descriptor(Plugin *p, Element *e, int fd, const char *dest
                         "descriptor: %s\n", dest, name, strerror(-r));
                 return RPMRC_FAIL;
         }
-        r = rpm_targets_add(&e->labelled, canonical);
+        r = rpm_strings_add(&e->labelled, canonical);
         fault("fsm_label");
         return r < 0 ? RPMRC_FAIL : RPMRC_OK;
 }
@@ -607,9 +627,15 @@ static rpmRC mssf_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const cha
         rpmFileAction action = XFO_ACTION(op);
         _cleanup_free_ char *manifest = NULL;
 
-        (void) file_mode;
         if (!p->active || !e || !e->added || !fi || !dest || XFA_SKIPPING(action))
                 return RPMRC_OK;
+        if (!S_ISDIR(file_mode) &&
+            (under(dest, "/etc/mssf") || under(dest, "/etc/smack/accesses.d")) &&
+            !element_signer(p, e)->most_trusted)
+                return refuse_package(e, dest, "package %s ships a file of the device's MSSF "
+                                      "configuration, which decides origins and grants: only a "
+                                      "package signed by a key of the first paragraph of "
+                                      "rpm-origins.conf (the device maker's) may", rpmteN(e->te));
         if (e->state == ELEMENT_CHECKED)
                 return label_by_descriptor(p, e, fd, dest);
         if (e->state != ELEMENT_SEEN)
@@ -629,13 +655,13 @@ static void unlabel_all(Plugin *p, Element *e) {
 
         if (safe_root_new("", &root) < 0)
                 return;
-        for (size_t i = 0; i < e->labelled.n_paths; i++) {
+        for (size_t i = 0; i < e->labelled.n_items; i++) {
                 _cleanup_close_ int fd = -1;
                 _cleanup_free_ char *value = NULL;
                 struct stat st;
                 size_t size = 0;
 
-                if (safe_root_open(root, e->labelled.paths[i], &fd, &st) != 0 ||
+                if (safe_root_open(root, e->labelled.items[i], &fd, &st) != 0 ||
                     fileio_fget_xattr(fd, SMACK_XATTR_EXEC, &value, &size) < 0 || !value ||
                     strcmp(value, e->package.name) != 0)
                         continue;
@@ -676,7 +702,7 @@ static void post_install(Plugin *p, Element *e, int res) {
         rpm_db_set_element(p->db, e->te);
         r = rpm_register(&c, package);
         rpm_db_set_element(p->db, NULL);
-        print_diagnostics(c.diag, package->manifest_path);
+        print_diagnostics(c.diag, package->manifest_path, &e->said);
         context_done(&c, &p->inside);
         if (r != 0) {
                 print_error(r, "cannot register");
@@ -720,7 +746,7 @@ static void post_erase(Plugin *p, Element *e, int res) {
                 r = context_init(&c, &p->inside, rpm_db_package_db(p->db));
         if (r == 0) {
                 r = rpm_unregister(&c, name, &done);
-                print_diagnostics(c.diag, NULL);
+                print_diagnostics(c.diag, NULL, NULL);
                 context_done(&c, &p->inside);
         }
         print_error(r, "cannot unregister");
@@ -768,7 +794,7 @@ static rpmRC mssf_tsm_post(rpmPlugin plugin, rpmts ts, int res) {
         r = context_init(&c, &p->outside, NULL);
         if (r == 0) {
                 r = install_compile(&c, NULL, true, &written);
-                print_diagnostics(c.diag, NULL);
+                print_diagnostics(c.diag, NULL, NULL);
                 context_done(&c, &p->outside);
         }
         fault("tsm_post_done");

@@ -77,6 +77,7 @@ static bool parse_fingerprint(const char *text, size_t length, RpmFingerprint *r
 
 static int split_keys(Loader *l, const Deb822Field *f, RpmOrigin *origin) {
         const char *p = f->value;
+        size_t errors = l->n_errors;
 
         while (*p) {
                 size_t length = strcspn(p, ",\n");
@@ -100,7 +101,7 @@ static int split_keys(Loader *l, const Deb822Field *f, RpmOrigin *origin) {
                 keys[origin->n_keys++] = key;
                 p += length + (p[length] != '\0');
         }
-        if (origin->n_keys == 0)
+        if (origin->n_keys == 0 && errors == l->n_errors)
                 error_at(l, f->line, "Signed-By names no key: name the fingerprints of the keys "
                          "whose packages get this origin");
         return 0;

@@ -111,11 +111,11 @@ static int finish_install(ToolContext *c, RpmDb *db, const RpmRecordEntry *e) {
 
 /* The canonical paths of the binaries name's registered manifest names (none when not registered). */
 static int registered_targets(ToolContext *c, const SafeRoot *root, const char *name,
-                              RpmTargets *ret) {
+                              RpmStrings *ret) {
         _cleanup_free_ char *path = installed_manifest_path(&c->paths, name);
         _cleanup_(package_freep) Package *package = NULL;
         _cleanup_(diagnostics_freep) Diagnostics *ignored = NULL;
-        RpmTargets targets = {};
+        RpmStrings targets = {};
         int r;
 
         *ret = targets;
@@ -138,10 +138,10 @@ static int registered_targets(ToolContext *c, const SafeRoot *root, const char *
                             target->package ||
                             safe_root_canonical(root, target->path, &canonical) != 0)
                                 continue;
-                        r = rpm_targets_add(&targets, canonical);
+                        r = rpm_strings_add(&targets, canonical);
                 }
         if (r < 0) {
-                rpm_targets_clear(&targets);
+                rpm_strings_clear(&targets);
                 return r;
         }
         *ret = targets;
@@ -173,7 +173,7 @@ static int unlabel(ToolContext *c, const SafeRoot *root, const char *path, const
 static int finish_label(ToolContext *c, const SafeRoot *root, const RpmRecord *record,
                         const RpmRecordEntry *e) {
         _cleanup_free_ char *canonical = NULL, *temporary = NULL;
-        RpmTargets targets = {};
+        RpmStrings targets = {};
         int r;
 
         r = safe_root_canonical(root, e->path, &canonical);
@@ -182,9 +182,9 @@ static int finish_label(ToolContext *c, const SafeRoot *root, const RpmRecord *r
         r = registered_targets(c, root, e->name, &targets);
         if (r < 0)
                 return r;
-        if (!rpm_targets_has(&targets, canonical))
+        if (!rpm_strings_has(&targets, canonical))
                 r = unlabel(c, root, canonical, e->name);
-        rpm_targets_clear(&targets);
+        rpm_strings_clear(&targets);
         /* rpm's temporary file, where rpm died before renaming it: never anyone's binary. */
         if (r >= 0 && record->suffix) {
                 if (asprintf(&temporary, "%s%s", canonical, record->suffix) < 0)

@@ -76,31 +76,31 @@ char *rpm_package_version(const RpmPackage *package) {
         return version;
 }
 
-void rpm_targets_clear(RpmTargets *targets) {
-        for (size_t i = 0; i < targets->n_paths; i++)
-                free(targets->paths[i]);
-        free(targets->paths);
-        *targets = (RpmTargets) {};
+void rpm_strings_clear(RpmStrings *strings) {
+        for (size_t i = 0; i < strings->n_items; i++)
+                free(strings->items[i]);
+        free(strings->items);
+        *strings = (RpmStrings) {};
 }
 
-bool rpm_targets_has(const RpmTargets *targets, const char *path) {
-        for (size_t i = 0; i < targets->n_paths; i++)
-                if (strcmp(targets->paths[i], path) == 0)
+bool rpm_strings_has(const RpmStrings *strings, const char *s) {
+        for (size_t i = 0; i < strings->n_items; i++)
+                if (strcmp(strings->items[i], s) == 0)
                         return true;
         return false;
 }
 
-int rpm_targets_add(RpmTargets *targets, const char *path) {
-        char **paths;
+int rpm_strings_add(RpmStrings *strings, const char *s) {
+        char **items;
 
-        if (rpm_targets_has(targets, path))
+        if (rpm_strings_has(strings, s))
                 return 0;
-        paths = reallocarray(targets->paths, targets->n_paths + 1, sizeof(char *));
-        if (!paths)
+        items = reallocarray(strings->items, strings->n_items + 1, sizeof(char *));
+        if (!items)
                 return -ENOMEM;
-        targets->paths = paths;
-        paths[targets->n_paths] = strdup(path);
-        return paths[targets->n_paths++] ? 0 : -ENOMEM;
+        strings->items = items;
+        items[strings->n_items] = strdup(s);
+        return items[strings->n_items++] ? 0 : -ENOMEM;
 }
 
 /* What judging one package's <for path> binaries by rpm's file list needs. */
@@ -240,7 +240,7 @@ static int foreign_owner(Judge *j, const char *path, bool listed, char **ret) {
 }
 
 static int judge_target(Judge *j, const Request *request, const RequestTarget *target,
-                        RpmTargets *targets) {
+                        RpmStrings *targets) {
         _cleanup_free_ char *path = NULL, *foreign = NULL;
         uintptr_t found;
         rpm_mode_t mode;
@@ -274,11 +274,11 @@ static int judge_target(Judge *j, const Request *request, const RequestTarget *t
                               "(origin %s)", target->path, mode & S_ISUID ? "user" : "group",
                               mode & S_ISUID ? "setuid" : "setgid",
                               j->package->origin ? j->package->origin : "unknown");
-        return rpm_targets_add(targets, path);
+        return rpm_strings_add(targets, path);
 }
 
 /* Each <for path> binary of the manifest, by rpm's file list (see the top of this file). */
-static int judge_targets(Judge *j, RpmTargets *targets) {
+static int judge_targets(Judge *j, RpmStrings *targets) {
         int r = index_files(j);
 
         for (size_t i = 0; r >= 0 && i < j->manifest->n_requests; i++) {
@@ -334,10 +334,10 @@ static int plan_for(const RpmPackage *package, Diagnostics *diag, InstallPlan **
 }
 
 int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files,
-                       RpmTargets *ret_targets) {
+                       RpmStrings *ret_targets) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
-        RpmTargets targets = {};
+        RpmStrings targets = {};
         Judge j = { .c = c, .package = package, .files = files };
         int r;
 
@@ -363,7 +363,7 @@ int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files
         if (r == 0)
                 r = install_check(c, plan);
         if (r != 0) {
-                rpm_targets_clear(&targets);
+                rpm_strings_clear(&targets);
                 return r;
         }
         *ret_targets = targets;

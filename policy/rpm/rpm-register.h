@@ -28,16 +28,16 @@ void rpm_package_clear(RpmPackage *package);
 /* "EVR.ARCH" (allocated), as rpm-db.h and the record name a version. */
 char *rpm_package_version(const RpmPackage *package);
 
-/* The target paths (canonical) that rpm_register_check() found the package's own. */
-typedef struct RpmTargets {
-        char **paths;
-        size_t n_paths;
-} RpmTargets;
+/* A small set of strings: the binaries a check found the package's own (canonical paths), ... */
+typedef struct RpmStrings {
+        char **items;
+        size_t n_items;
+} RpmStrings;
 
-void rpm_targets_clear(RpmTargets *targets);
-bool rpm_targets_has(const RpmTargets *targets, const char *path);
-/* Add path (copied) unless it is there: 0 or -ENOMEM. */
-int rpm_targets_add(RpmTargets *targets, const char *path);
+void rpm_strings_clear(RpmStrings *strings);
+bool rpm_strings_has(const RpmStrings *strings, const char *s);
+/* Add s (copied) unless it is there: 0 or -ENOMEM. */
+int rpm_strings_add(RpmStrings *strings, const char *s);
 
 /*
  * Before rpm has written all of the package's files (rpm's plugin, when
@@ -48,12 +48,13 @@ int rpm_targets_add(RpmTargets *targets, const char *path);
  * (files: rpmteFiles() of its element), a regular file of the package's
  * and no other installed package's, not set-user-ID or set-group-ID
  * without policy="setxid" and an origin granted it. c->package_db is rpm's
- * (rpm-db.h), with the element. 0 with *ret_targets (those binaries),
+ * (rpm-db.h), with the element. 0 with *ret_targets (those binaries,
+ * canonical paths),
  * a TOOL_E_* code with diagnostics naming the manifest's line and column,
  * or -errno.
  */
 int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files,
-                       RpmTargets *ret_targets);
+                       RpmStrings *ret_targets);
 
 /*
  * Register package, as `mssf-policy dpkg configure` does (all or nothing,

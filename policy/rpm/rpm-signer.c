@@ -223,6 +223,7 @@ RpmSigner rpm_signer_decide(rpmts ts, rpmte te, const RpmKeyring *keyring,
                         rpm_fingerprint_hex(keys[k], signer.key);
                         signer.origin = origins->items[p].mssf_origin;
                         signer.paragraph = origins->items[p].line;
+                        signer.most_trusted = p == 0;
                         return signer;
                 }
         signer.why_unknown = "rpm-origins.conf names no key that signed it";

@@ -38,6 +38,7 @@ typedef struct RpmSigner {
         const char *origin;             /* (not owned, nullable) the unknown origin */
         char key[2 * RPM_ORIGINS_MAX_FINGERPRINT + 1];   /* the signing key's fingerprint, or "" */
         unsigned paragraph;             /* (with origin) rpm-origins.conf's line of its paragraph */
+        bool most_trusted;              /* (with origin) that paragraph is the first: the device maker's */
         const char *why_unknown;        /* (static, nullable) */
 } RpmSigner;
 
