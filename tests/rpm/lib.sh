@@ -107,12 +107,12 @@ make_root() {
 
 # rpm_log ROOT LOG ARGS...: rpm on ROOT, all output in LOG; its exit status.
 rpm_log() {
-    r=$1 log=$2
+    rl_root=$1 rl_log=$2
     shift 2
-    rpm --root "$r" --nodeps "$@" >"$log.raw" 2>&1
-    status=$?
-    grep -v -e 'use Alien instead' -e 'assuming you know what you are doing' "$log.raw" >"$log"
-    return $status
+    rpm --root "$rl_root" --nodeps "$@" >"$rl_log.raw" 2>&1
+    rl_status=$?
+    grep -v -e 'use Alien instead' -e 'assuming you know what you are doing' "$rl_log.raw" >"$rl_log"
+    return $rl_status
 }
 
 # ours LOG: the lines of LOG that are not rpm's own (rpm says "error:",
