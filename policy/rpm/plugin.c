@@ -226,7 +226,8 @@ static void print_error(int r, const char *what) {
         fflush(stderr);
 }
 
-static int record_save(Plugin *p, const ToolPaths *paths) {
+/* The transaction's record, begun (with rpm's temporary names' suffix) when first needed. */
+static int record_get(Plugin *p, RpmRecord **ret) {
         int r;
 
         if (!p->record) {
@@ -236,7 +237,15 @@ static int record_save(Plugin *p, const ToolPaths *paths) {
                 if (asprintf(&p->record->suffix, ";%08x", (unsigned) rpmtsGetTid(p->ts)) < 0)
                         return -ENOMEM;
         }
-        return rpm_record_write(paths, p->record);
+        *ret = p->record;
+        return 0;
+}
+
+static int record_save(Plugin *p, const ToolPaths *paths) {
+        RpmRecord *record;
+        int r = record_get(p, &record);
+
+        return r < 0 ? r : rpm_record_write(paths, record);
 }
 
 /* ---- tsm_pre ---------------------------------------------------------- */
@@ -415,6 +424,7 @@ static rpmRC check_header(Element *e) {
 
 /* Erasing a package rpm registered: noted before rpm removes anything. */
 static rpmRC note_erase(Plugin *p, Element *e) {
+        RpmRecord *record;
         Registration reg = {};
         const char *name = rpmteN(e->te);
         bool noted = false;
@@ -429,9 +439,9 @@ static rpmRC note_erase(Plugin *p, Element *e) {
         registration_clear(&reg);
         if (r != 0)
                 return RPMRC_OK;
-        r = p->record ? 0 : rpm_record_new(&p->record);
+        r = record_get(p, &record);
         if (r >= 0)
-                r = rpm_record_add(p->record, RPM_RECORD_ERASE, name, NULL, NULL, NULL, NULL, NULL);
+                r = rpm_record_add(record, RPM_RECORD_ERASE, name, NULL, NULL, NULL, NULL, NULL);
         if (r >= 0)
                 r = record_save(p, &p->inside);
         print_error(r, "cannot write the record of this transaction");
@@ -544,6 +554,7 @@ static int package_init(Plugin *p, Element *e, const char *dest) {
 static rpmRC on_manifest(Plugin *p, Element *e, int fd, const char *path, const char *dest) {
         _cleanup_(rpmfilesp) rpmfiles files = rpmteFiles(e->te);
         _cleanup_free_ char *version = NULL;
+        RpmRecord *record;
         ToolContext c;
         int r;
 
@@ -570,11 +581,9 @@ static rpmRC on_manifest(Plugin *p, Element *e, int fd, const char *path, const 
         }
         /* Before any label: what a crash from here on leaves is in the record. */
         version = rpm_package_version(&e->package);
-        r = version ? 0 : -ENOMEM;
-        if (r == 0 && !p->record)
-                r = rpm_record_new(&p->record);
+        r = version ? record_get(p, &record) : -ENOMEM;
         if (r == 0)
-                r = rpm_record_add(p->record, RPM_RECORD_INSTALL, e->package.name, version,
+                r = rpm_record_add(record, RPM_RECORD_INSTALL, e->package.name, version,
                                    e->package.manifest_sha256, e->package.origin,
                                    e->package.key, NULL);
         if (r == 0)
