@@ -38,6 +38,7 @@ rpm_setup() {
 %__gpg /usr/bin/gpg
 %_topdir $work/top
 %__mssf_policy $tool
+%_binaries_in_noarch_packages_terminate_build 0
 EOF
     } >"$HOME/.rpmmacros"
 }
