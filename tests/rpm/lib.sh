@@ -25,7 +25,7 @@ rpm_setup() {
     HOME=$work/home
     GNUPGHOME=$work/gnupg
     export HOME GNUPGHOME
-    mkdir -p "$HOME" "$work/plugins" "$work/top/SPECS" "$work/rpms" "$work/src"
+    mkdir -p "$HOME" "$work/plugins" "$work/top/SPECS" "$work/rpms" "$work/src" "$work/tmp"
     mkdir -m 700 -p "$GNUPGHOME"
     ln -sf "$plugin" "$work/plugins/mssf.so"
     {
@@ -37,10 +37,18 @@ rpm_setup() {
 %_pkgverify_level signature
 %__gpg /usr/bin/gpg
 %_topdir $work/top
+%_tmppath $work/tmp
 %__mssf_policy $tool
 %_binaries_in_noarch_packages_terminate_build 0
 EOF
     } >"$HOME/.rpmmacros"
+}
+
+# gpg_stop: the gpg-agent that making and using the keys started (it
+# would outlive the test).
+gpg_stop() {
+    [ -d "${GNUPGHOME:-}" ] && gpgconf --kill gpg-agent 2>/dev/null
+    :
 }
 
 # make_key NAME: a signing key (NAME@rpm.test); its fingerprint in

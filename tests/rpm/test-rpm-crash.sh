@@ -22,6 +22,7 @@ for t in rpm rpmbuild rpmsign gpg getfattr busybox; do
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/mssf-rpm-crash.XXXXXX") || exit 1
 cleanup() {
+    gpg_stop
     if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT

@@ -34,6 +34,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/mssf-rpm-hostile.XXXXXX") || exit 1
 root=$work/root
 cleanup() {
+    gpg_stop
     race_kill
     if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }

@@ -19,7 +19,7 @@ for t in rpm rpmbuild rpmsign gpg; do
 done
 # Under /tmp: uml-run keeps it visible in the guest.
 work=$(mktemp -d /tmp/mssf-rpm-kernel.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
+trap 'gpg_stop; rm -rf "$work"' EXIT
 . "$here/lib.sh"
 . "$here/packages.sh"
 
@@ -61,5 +61,6 @@ cp /bin/cat "$work/src/cat"
 x_install="install -D -m 755 $work/src/cat %{buildroot}/opt/rpm-kernel/bin/rpm-kapp" \
     x_files=/opt/rpm-kernel/bin/rpm-kapp pkg rpm-kapp 1.0 "$app"
 sign system "$work"/rpms/*.rpm
-exec "$uml_run" --timeout 300 --mem 768M --keep "$work" "$here/guest-rpm-kernel.sh" "$here" "$work" \
+gpg_stop
+"$uml_run" --timeout 300 --mem 768M --keep "$work" "$here/guest-rpm-kernel.sh" "$here" "$work" \
     "$plugin" "$broker" "$e2e" "$smack_helper"

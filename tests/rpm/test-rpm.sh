@@ -18,6 +18,7 @@ for t in rpm rpmbuild rpmsign gpg getfattr busybox createrepo_c dnf; do
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/mssf-rpm.XXXXXX") || exit 1
 cleanup() {
+    gpg_stop
     if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -133,6 +134,14 @@ check_grep "... naming it as FILE:LINE:COLUMN: error:" "^$work/src/broken.aegis:
 check "rpm -qlp lists the manifest of a package built with %mssf_manifest" \
     "/usr/share/mssf/aegis/rpm-svc.aegis" \
     "$(rpm -qlp "$(rpmfile rpm-svc 1.0)" 2>/dev/null | grep aegis)"
+spec=$work/top/SPECS/rpm-sub.spec
+{ spec_head rpm-sub 1.0; printf '%%package -n rpm-sub-tools\nSummary: t\n%%description -n rpm-sub-tools\nt\n'
+  printf '%%install\n%%mssf_manifest -n rpm-sub-tools %s\n%%files -n rpm-sub-tools\n%%mssf_manifest_file rpm-sub-tools\n' \
+      "$app"; } >"$spec"
+build "$spec"
+check "%mssf_manifest -n and %mssf_manifest_file NAME: a subpackage's manifest" \
+    "/usr/share/mssf/aegis/rpm-sub-tools.aegis" \
+    "$(rpm -qlp "$(rpmfile rpm-sub-tools 1.0)" 2>/dev/null)"
 
 # ---- 2. install, upgrade, reinstall, erase ----
 snap "$root" "$work/base"
