@@ -237,6 +237,8 @@ expect "$out/install-untrusted-app" "^mssf-policy: untrusted-app 1.0 registered,
         "untrusted-app has origin store (the store's repository)"
 [ "$(tail -n +$((lines + 1)) "$root/var/log/dpkg.log" | grep -c 'trigproc mssf-policy')" = 2 ]
 verdict $? "mssf-policy's trigger ran once per apt-get run (dpkg.log)"
+expect_not "$out/install-system" "is not granted to trusted-app" \
+        "trusted-app, configured before calendar, is told nothing false: the grant is judged at the run's end"
 expect "$out/install-untrusted-app" "Cellular is not granted to untrusted-app" \
         "untrusted-app is not granted Cellular"
 expect "$out/install-untrusted-app" "Location is not granted to untrusted-app" \

@@ -33,14 +33,17 @@
  * it carries must be one the monitor's label could receive
  * (smack_fd_receivable(): the kernel would refuse it and the monitor's
  * library hang up), a reply's copy needs every token its call needed of
- * its caller (mediate_observer_reply(), from the reply slot's record, so
- * a Properties.Get reply needs the property's token; a monitor joining
- * or the callee's names changing mid-call change nothing, and a slot
- * without a record gives observers nothing), and property carriers are
- * filtered for its label (a copy that filters to nothing is not sent).
- * Eavesdroppers pass the same checks. Monitors skip busconfig, as in
- * dbus-daemon. Without Smack and without a compiled policy, that leaves
- * exactly dbus-daemon's behaviour. A monitor whose queue cannot take its
+ * its caller under MSSF mediation (mediate_observer_reply(), from the
+ * reply slot's record, so a Properties.Get reply needs the property's
+ * token; a monitor joining or the callee's names changing mid-call change
+ * nothing, and a reply without a record, unrequested, a second one or one
+ * to a NO_REPLY_EXPECTED call, gives observers nothing), and property
+ * carriers are filtered for its label (a copy that filters to nothing is
+ * not sent). Eavesdroppers pass the same checks. Monitors skip busconfig,
+ * as in dbus-daemon. Without Smack and without a compiled policy no
+ * check has anything to say (there are no labels, tokens or records to
+ * judge by), and a reply without a record is copied like any other
+ * message: exactly dbus-daemon's behaviour. A monitor whose queue cannot take its
  * copy is disconnected (peer_doom()), as dbus-broker does.
  *
  * Match rules: every peer whose rule matches gets the message once,
@@ -151,6 +154,18 @@ static const MediationNeeds *dispatch_reply_needs(const DispatchFilter *filter) 
         return filter->call ? &filter->call->needs : NULL;
 }
 
+/*
+ * A reply's copy for an observer: judged by its call's record under MSSF
+ * mediation (no record, no copy); without it, copied as dbus-daemon
+ * copies it, unrequested, duplicate and NO_REPLY_EXPECTED replies too.
+ */
+static int dispatch_observer_reply(Bus *bus, Peer *sender, Peer *observer, Message *m,
+                                   const DispatchFilter *filter, MediateVerdict *verdict) {
+        if (!bus_mediates(bus))
+                return 0;
+        return mediate_observer_reply(sender, observer, m, dispatch_reply_needs(filter), verdict);
+}
+
 /* The bus's AccessDenied answers, withheld from observers under MSSF mediation: they name who was denied what. */
 static bool dispatch_is_hidden_denial(Bus *bus, Peer *sender, Message *m) {
         const char *error;
@@ -174,7 +189,7 @@ static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message 
         if (monitor->dead)
                 return;
         if (mediate_message(sender, monitor, m, MEDIATE_ROUTE_MONITOR, &verdict) != 0 ||
-            mediate_observer_reply(sender, monitor, m, dispatch_reply_needs(filter), &verdict) != 0)
+            dispatch_observer_reply(bus, sender, monitor, m, filter, &verdict) != 0)
                 return;
         if (dispatch_filter_applies(filter, bus, sender, monitor)) {
                 if (dispatch_filter_message(bus, filter, sender, monitor, m, &filtered) != 0)
@@ -202,7 +217,8 @@ void dispatch_capture(Bus *bus, Message *m, Peer *sender, Peer *recipient, Dispa
                 Peer *monitor = ILIST_ENTRY(node, Peer, monitor_link);
 
                 next = node->next;
-                if (dispatch_monitor_wants(monitor, &mm))
+                /* As dbus-daemon: a message's addressed recipient gets it once, never as a monitor too. */
+                if (monitor != recipient && dispatch_monitor_wants(monitor, &mm))
                         dispatch_monitor_one(bus, sender, monitor, m, filter);
         }
 }
@@ -270,8 +286,8 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
                 dispatch_capture_error(broadcast->bus, m, broadcast->sender, verdict.error, verdict.text);
                 return 0;
         }
-        if (eavesdrop && mediate_observer_reply(broadcast->sender, recipient, m,
-                                                dispatch_reply_needs(broadcast->filter), &verdict) != 0)
+        if (eavesdrop && dispatch_observer_reply(broadcast->bus, broadcast->sender, recipient, m,
+                                                 broadcast->filter, &verdict) != 0)
                 return 0;
         if (dispatch_filter_applies(broadcast->filter, broadcast->bus, broadcast->sender, recipient)) {
                 /* Nothing left, a body that does not fit, an error: this recipient gets nothing. */

@@ -15,7 +15,9 @@
  * to every peer with a matching rule (a signal without destination). A
  * method call without destination is answered UnknownMethod (libdbus's
  * stock answer inside dbus-daemon, which no monitor sees), and a reply
- * or error without one goes nowhere. Each recipient is passed through
+ * or error without one goes nowhere; anything on org.freedesktop.DBus.Peer
+ * without a destination is the bus connection's own and answered at once
+ * (dispatch_answer_peer_interface()). Each recipient is passed through
  * mediate_message() first, with its route.
  *
  * Errors: whatever went wrong for a message with a destination (a
@@ -189,10 +191,14 @@ static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) 
         bool early = capture && bus_observes_denials(bus);
         MediateVerdict verdict;
 
-        if (peer->dead)
-                return 0;
+        /*
+         * dbus-daemon captures what it sends a connection that is going
+         * away (its NameLost for each name it loses) before the send fails.
+         */
         if (early)
                 dispatch_capture(bus, m, NULL, peer, NULL);
+        if (peer->dead)
+                return 0;
         if (mediate_message(NULL, peer, m, message_get_reply_serial(m) ? MEDIATE_ROUTE_REPLY :
                             MEDIATE_ROUTE_UNICAST, &verdict) != 0) {
                 if (early)
@@ -527,6 +533,21 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
         return r < 0 ? r : 0;
 }
 
+/*
+ * An answer of the bus's end of peer's connection (libdbus's own inside
+ * dbus-daemon, sent before any policy or monitor sees anything): queued
+ * as it is, to peer alone. Unlike dbus-daemon, which queues these without
+ * bound, peer's queue limit applies: a client that sends them and never
+ * reads is disconnected.
+ */
+static int dispatch_answer_directly(Peer *peer, Message *answer) {
+        if (peer->dead)
+                return 0;
+        if (bus_queue(peer, answer, NULL) == CONNECTION_E_QUOTA)
+                peer_doom(peer, answer, "an answer of the bus's end of its connection");
+        return 0;
+}
+
 int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
         _cleanup_(message_unrefp) Message *error = NULL;
@@ -550,7 +571,7 @@ int bus_reply_unknown_method(Bus *bus, Peer *peer, Message *m) {
                 r = message_builder_finish(b, &error);
         if (r != 0)
                 return r < 0 ? r : -EINVAL;
-        return bus_deliver_from_driver(bus, peer, error);
+        return dispatch_answer_directly(peer, error);
 }
 
 /* A reply or error without a destination answers nobody and is dropped. */
@@ -558,6 +579,55 @@ static int dispatch_without_destination(Bus *bus, Peer *sender, Message *m) {
         if (message_get_type(m) != MESSAGE_METHOD_CALL)
                 return 0;
         return bus_reply_unknown_method(bus, sender, m);
+}
+
+#define DISPATCH_PEER_INTERFACE "org.freedesktop.DBus.Peer"
+
+static bool dispatch_is_for_the_bus_connection(Message *m) {
+        const char *interface = message_get_interface(m);
+
+        return !message_get_destination(m) && interface && strcmp(interface, DISPATCH_PEER_INTERFACE) == 0;
+}
+
+/*
+ * A message on org.freedesktop.DBus.Peer without a destination is for the
+ * bus's end of the sender's connection, as in dbus-daemon, whose libdbus
+ * answers it before the bus routes anything (whatever its type and flags,
+ * from a monitor or before Hello too): Ping and GetMachineId are
+ * answered, anything else gets UnknownMethod, a signal too; the answer
+ * has no sender, and no subscriber or monitor sees either message. So a
+ * signal on that interface is never broadcast.
+ */
+static int dispatch_answer_peer_interface(Bus *bus, Peer *peer, Message *m) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
+        _cleanup_(message_unrefp) Message *answer = NULL;
+        const char *member = message_get_member(m), *sender = message_get_sender(m);
+        bool call = message_get_type(m) == MESSAGE_METHOD_CALL;
+        bool ping = call && member && strcmp(member, "Ping") == 0;
+        bool machine_id = call && member && strcmp(member, "GetMachineId") == 0;
+        int r;
+
+        r = message_builder_new(ping || machine_id ? MESSAGE_METHOD_RETURN : MESSAGE_ERROR, &b);
+        if (r == 0)
+                r = message_builder_set_flags(b, MESSAGE_FLAG_NO_REPLY_EXPECTED);
+        if (r == 0)
+                r = message_builder_set_reply_serial(b, message_get_serial(m));
+        /* libdbus addresses its answer to the sender field the client wrote, if any. */
+        if (r == 0 && sender)
+                r = message_builder_set_destination(b, sender);
+        if (r == 0 && machine_id)
+                r = message_builder_append_basic(b, 's', bus->machine_id);
+        if (r == 0 && !ping && !machine_id) {
+                r = message_builder_set_error_name(b, bus_error_name(BUS_ERROR_UNKNOWN_METHOD));
+                if (r == 0)
+                        r = message_builder_append_basic(b, 's', "Unknown method invoked on "
+                                                                  DISPATCH_PEER_INTERFACE " interface");
+        }
+        if (r == 0)
+                r = message_builder_finish(b, &answer);
+        if (r != 0)
+                return r < 0 ? r : -EINVAL;
+        return dispatch_answer_directly(peer, answer);
 }
 
 static int dispatch_stamp(Peer *sender, Message *m) {
@@ -579,6 +649,8 @@ int bus_dispatch(Peer *sender, Message *message) {
 
         if (sender->dead)
                 return CONNECTION_E_CLOSED;
+        if (dispatch_is_for_the_bus_connection(m))
+                return dispatch_answer_peer_interface(bus, sender, m);
         if (!sender->registered)
                 return bus->hooks->hello(bus, sender, m);
         if (sender->monitor)

@@ -498,6 +498,7 @@ static int driver_monitor_parse_rules(Message *m, MatchRule ***ret, size_t *ret_
 static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, DriverError *error) {
         MediateVerdict verdict;
         NameChange change;
+        bool others;
         int r;
 
         if (!peer_is_privileged(peer))
@@ -511,15 +512,27 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
         r = driver_return_ack(bus, peer, m);
         if (r < 0)
                 return r;
-        /* As dbus-daemon: the monitor loses every name, its unique one (its first) first. */
+        /*
+         * As dbus-daemon 1.14: it loses every name, its unique one (its
+         * first) first, and its match rules. Its monitor rules already
+         * apply while it does, so it sees the NameOwnerChanged of its own
+         * names as a monitor (never a copy of what is addressed to it:
+         * dispatch_capture()), but only when another monitor was there
+         * before: dbus-daemon captures nothing while its list of monitors,
+         * which the new one joins last, is empty.
+         */
+        others = !ilist_is_empty(&bus->monitors);
+        if (others)
+                ilist_append(&bus->monitors, &peer->monitor_link);
         change = (NameChange) { .old_owner = &peer->names };
         strncpy(change.name, peer->unique_name, sizeof(change.name) - 1);
         (void) driver_emit_name_change(bus, &change);
         while (names_release_next(bus->names, &peer->names, &change) == 0)
                 (void) driver_emit_name_change(bus, &change);
         peer_drop_matches(peer);
+        if (!others)
+                ilist_append(&bus->monitors, &peer->monitor_link);
         peer->monitor = true;
-        ilist_append(&bus->monitors, &peer->monitor_link);
         /* It may not answer any more, and what it waits for is no longer its concern. */
         peer_fail_owed_replies(peer);
         reply_owner_deinit(&peer->replies);

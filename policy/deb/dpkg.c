@@ -49,6 +49,7 @@
 #include "install.h"
 #include "installed.h"
 #include "manifest.h"
+#include "pending-findings.h"
 #include "context.h"
 #include "registration.h"
 #include "digest.h"
@@ -232,46 +233,140 @@ static Decision decide(const AptRecord *record, const Registration *old, const c
         };
 }
 
-/* Warnings about other packages are not this package's business: show its own, and errors. */
-static bool about_file(const Diagnostic *d, void *userdata) {
-        const char *file = userdata;
+/*
+ * What a maintainer script's run reports: the findings about the
+ * package's shipped manifest (file: AEGIS_DIR/PACKAGE.aegis; NULL for
+ * remove and purge: none), errors, and findings without a file; never
+ * the other installed manifests', which every change loads and judges
+ * again. What the change does to other packages is one line each
+ * (install_note_effects()). Findings judged against the other packages
+ * (Diagnostic.judged: a token not granted because its provider is not
+ * configured yet) wait for the trigger when there is one: it judges them
+ * once the whole dpkg run is configured and reports only what is still
+ * true then (pending-findings.c, about_pending()). Should the trigger
+ * fail, the list stays and the next trigger reports them.
+ */
+typedef struct Focus {
+        const char *file;
+        size_t judged;          /* judged findings about file kept */
+} Focus;
 
-        return d->severity == DIAGNOSTIC_ERROR || !d->file || (file && strcmp(d->file, file) == 0);
+static bool about_focus(Diagnostic *d, void *userdata) {
+        Focus *focus = userdata;
+
+        if (d->severity == DIAGNOSTIC_ERROR || !d->file)
+                return true;
+        if (!focus->file || strcmp(d->file, focus->file) != 0)
+                return false;
+        if (d->judged)
+                focus->judged++;
+        return true;
 }
 
-/* policy.db lags behind a committed change: have the trigger (or, outside dpkg, us) catch up. */
-static int catch_up(ToolContext *c) {
+static bool not_judged_about(Diagnostic *d, void *userdata) {
+        const char *file = userdata;
+
+        return d->severity == DIAGNOSTIC_ERROR || !d->judged || !d->file || strcmp(d->file, file) != 0;
+}
+
+enum {
+        CATCH_UP_DONE,                  /* policy.db is current, or needed nothing */
+        CATCH_UP_TRIGGERED,             /* dpkg's trigger will compile it, at the run's end */
+};
+
+/*
+ * policy.db lags behind a committed change, or judged findings wait for
+ * the run's end: have the trigger (or, outside dpkg, us) catch up.
+ * CATCH_UP_* or a TOOL_E_* code or -errno from compiling here.
+ */
+static int catch_up(ToolContext *c, bool findings_wait) {
         char *argv[] = { (char *) "dpkg-trigger", (char *) "--no-await", (char *) DPKG_TRIGGER, NULL };
         _cleanup_free_ char *out = NULL, *err = NULL;
         int status = 0, r;
 
-        if (!c->policy_db_stale)
-                return 0;
+        if (!c->policy_db_stale && !findings_wait)
+                return CATCH_UP_DONE;
         if (under_dpkg() && !c->paths.root) {
                 r = spawn_capture(argv, 4096, &out, NULL, &status, &err);
                 if (r >= 0 && status == 0)
-                        return 0;
+                        return CATCH_UP_TRIGGERED;
                 fprintf(c->err, "warning: dpkg-trigger %s failed (%s): compiling policy.db now\n",
                         DPKG_TRIGGER, r < 0 ? strerror(-r) : err && *err ? err : "no reason given");
         }
-        return install_compile(c, NULL, true, NULL);
+        if (!c->policy_db_stale)
+                return CATCH_UP_DONE;
+        r = install_compile(c, NULL, true, NULL);
+        return r != 0 ? r : CATCH_UP_DONE;
 }
 
-static void note_revocations(ToolContext *c, const InstallPlan *plan) {
-        size_t shown = 0, total = 0;
+/* The trigger's report: judged findings of the pending packages, named by their shipped manifests. */
+typedef struct Pending {
+        const ToolContext *c;
+        char **names;
+        size_t n_names;
+        char **installed;       /* each name's installed manifest, as the compile names it */
+} Pending;
 
-        for (size_t i = 0; i < plan->kernel_changes->n_rules; i++) {
-                const SmackRule *rule = &plan->kernel_changes->rules[i];
+static bool about_pending(Diagnostic *d, void *userdata) {
+        Pending *p = userdata;
 
-                if (rule->access != 0)
+        if (d->severity == DIAGNOSTIC_ERROR || !d->file)
+                return true;
+        if (!d->judged)
+                return false;
+        for (size_t i = 0; i < p->n_names; i++) {
+                char *shipped = NULL;
+
+                if (strcmp(d->file, p->installed[i]) != 0)
                         continue;
-                if (total++ < 20) {
-                        fprintf(c->err, "mssf-policy: revoked %s -> %s\n", rule->subject, rule->object);
-                        shown++;
-                }
+                /* The installed copy is the shipped file's bytes: the same lines and columns. */
+                if (asprintf(&shipped, "%s/%s.aegis", p->c->paths.aegis_dir, p->names[i]) < 0)
+                        return true;
+                free(d->file);
+                d->file = shipped;
+                return true;
         }
-        if (total > shown)
-                fprintf(c->err, "mssf-policy: ... and %zu more rules revoked\n", total - shown);
+        return false;
+}
+
+static void pending_clear(Pending *p) {
+        pending_findings_free(p->names, p->n_names);
+        if (p->installed)
+                pending_findings_free(p->installed, p->n_names);
+        *p = (Pending) {};
+}
+
+/* Under the lock: the packages whose judged findings this trigger reports. */
+static int pending_load(ToolContext *c, Pending *p) {
+        int r;
+
+        *p = (Pending) { .c = c };
+        r = pending_findings_read(&c->paths, &p->names, &p->n_names);
+        if (r < 0)
+                return r;
+        p->installed = calloc(p->n_names ? p->n_names : 1, sizeof(*p->installed));
+        if (!p->installed)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_names; i++)
+                if (!(p->installed[i] = installed_manifest_path(&c->paths, p->names[i])))
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Leave package's judged findings (about file) to the trigger; said now if they cannot be. */
+static void defer_findings(ToolContext *c, const char *package, const char *file) {
+        _cleanup_close_ int lock = -1;
+        int r = install_lock(c, &lock);
+
+        if (r == 0)
+                r = pending_findings_add(&c->paths, package);
+        if (r != 0) {
+                fprintf(c->err, "warning: cannot leave %s's findings to the trigger (%s): "
+                        "they are reported now, as they stand\n", package,
+                        r < 0 ? strerror(-r) : "the lock");
+                return;
+        }
+        diagnostics_filter(c->diag, not_judged_about, (void *) file);
 }
 
 /* Whether the registration on disk already says exactly this. */
@@ -365,16 +460,19 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
 
 static int dpkg_configure(ToolContext *c, const char *package) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
-        _cleanup_free_ char *version = NULL, *arch = NULL, *focus = NULL;
+        _cleanup_free_ char *version = NULL, *arch = NULL, *shipped = NULL;
         _cleanup_close_ int lock = -1;
         AptRecord record = {};
         Registration old = {};
         Decision decision = {};
+        Focus focus = {};
         bool quiet;
         int r;
 
-        if (asprintf(&focus, "%s/%s.aegis", c->paths.aegis_dir, package) < 0)
+        if (asprintf(&shipped, "%s/%s.aegis", c->paths.aegis_dir, package) < 0)
                 return -ENOMEM;
+        focus.file = shipped;
+        diagnostics_set_keep(c->diag, about_focus, &focus);
         r = query_dpkg(c, package, &version, &arch);
         if (r != 0)
                 return r;
@@ -394,10 +492,13 @@ static int dpkg_configure(ToolContext *c, const char *package) {
                         (void) apt_record_remove(&c->paths, package);
                 if (!quiet)
                         note_registered(c, package, version, &decision);
-                note_revocations(c, plan);
-                r = catch_up(c);
+                install_note_effects(c, plan);
+                r = catch_up(c, focus.judged > 0);
+                if (r == CATCH_UP_TRIGGERED && focus.judged > 0)
+                        defer_findings(c, package, shipped);
+                r = r == CATCH_UP_TRIGGERED ? 0 : r;
         }
-        diagnostics_filter(c->diag, about_file, focus);
+        diagnostics_set_keep(c->diag, NULL, NULL);
         apt_record_clear(&record);
         registration_clear(&old);
         return r;
@@ -407,8 +508,10 @@ static int dpkg_configure(ToolContext *c, const char *package) {
 static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
+        Focus focus = {};
         int r;
 
+        diagnostics_set_keep(c->diag, about_focus, &focus);
         r = install_plan_new(package, &plan);
         if (r < 0)
                 return r;
@@ -425,10 +528,11 @@ static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
                 r = apt_record_remove(&c->paths, package);
         if (r == 0 && plan->was_installed) {
                 fprintf(c->err, "mssf-policy: %s unregistered\n", package);
-                note_revocations(c, plan);
-                r = catch_up(c);
+                install_note_effects(c, plan);
+                r = catch_up(c, false);
+                r = r == CATCH_UP_TRIGGERED ? 0 : r;
         }
-        diagnostics_filter(c->diag, about_file, NULL);
+        diagnostics_set_keep(c->diag, NULL, NULL);
         return r;
 }
 
@@ -459,8 +563,11 @@ static int dpkg_triggered(ToolContext *c) {
         char **names = NULL;
         size_t n_names = 0;
         bool written = false;
+        Focus nothing = {};
+        Pending pending = {};
         int r;
 
+        diagnostics_set_keep(c->diag, about_focus, &nothing);
         r = install_lock(c, &lock);
         if (r == 0)
                 r = installed_names(&c->paths, &names, &n_names);
@@ -484,17 +591,37 @@ static int dpkg_triggered(ToolContext *c) {
                 if (r == 0) {
                         fprintf(c->err, "mssf-policy: %s unregistered: its manifest %s/%s.aegis "
                                 "is gone\n", names[i], c->paths.aegis_dir, names[i]);
-                        note_revocations(c, plan);
+                        install_note_effects(c, plan);
                 }
         }
         for (size_t i = 0; i < n_names; i++)
                 free(names[i]);
         free(names);
+        if (r == 0) {
+                /* Only a report: a list that cannot be read does not hold back policy.db. */
+                r = pending_load(c, &pending);
+                if (r < 0 && r != -ENOMEM) {
+                        fprintf(c->err, "warning: the findings left to this trigger cannot be read "
+                                "(%s): not reported\n", strerror(-r));
+                        pending_clear(&pending);
+                        r = 0;
+                }
+        }
         lock = safe_close(lock);
         c->defer_policy_db = false;
+        /* The whole run is configured: what is judged now is what holds. */
+        diagnostics_set_keep(c->diag, about_pending, &pending);
         if (r == 0)
                 r = install_compile(c, NULL, true, &written);
-        diagnostics_filter(c->diag, about_file, NULL);
+        diagnostics_set_keep(c->diag, NULL, NULL);
+        /* Reported: off the list (a configure may have added others meanwhile). */
+        if (r == 0 && pending.n_names > 0) {
+                r = install_lock(c, &lock);
+                if (r == 0)
+                        r = pending_findings_remove(&c->paths, pending.names, pending.n_names);
+                lock = safe_close(lock);
+        }
+        pending_clear(&pending);
         if (r == 0 && written)
                 fprintf(c->err, "mssf-policy: policy.db compiled and the bus told\n");
         return r;

@@ -80,6 +80,7 @@
 
 #include "bus-reload.h"
 #include "compile.h"
+#include "effects.h"
 #include "fileio.h"
 #include "installed.h"
 #include "integrity.h"
@@ -483,10 +484,42 @@ int install_lock(ToolContext *c, int *ret_lock) {
         return 0;
 }
 
+void install_note_effects(ToolContext *c, const InstallPlan *plan) {
+        int r = effects_on_others(plan, c->err, "mssf-policy: ");
+
+        if (r < 0)
+                fprintf(c->err, "warning: the change is made, but what it changed for other "
+                        "packages cannot be said: %s\n", strerror(-r));
+}
+
+/*
+ * By hand, the user hears about the file they gave (file NULL: none) and
+ * nothing of the other installed manifests, which every change loads and
+ * judges again: errors (any one refuses the change) and findings without
+ * a file still come through. What the change does to other packages is
+ * said in one line each (effects_on_others()).
+ */
+static bool about_given_file(Diagnostic *d, void *userdata) {
+        const char *file = userdata;
+
+        return d->severity == DIAGNOSTIC_ERROR || !d->file || (file && strcmp(d->file, file) == 0);
+}
+
+/* The change is made once run_plan() returns 0: what follows only reports. */
+static int run_by_hand(ToolContext *c, InstallPlan *plan) {
+        int r = run_plan(c, plan, true);
+
+        if (r == 0)
+                install_note_effects(c, plan);
+        return r;
+}
+
 int tool_install(ToolContext *c, const char *package, const char *manifest, const char *origin) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
         int r;
+
+        diagnostics_set_keep(c->diag, about_given_file, (void *) manifest);
 
         /*
          * Not a boundary (a root script can unset the variable), but the
@@ -515,13 +548,15 @@ int tool_install(ToolContext *c, const char *package, const char *manifest, cons
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        return run_plan(c, plan, true);
+        return run_by_hand(c, plan);
 }
 
 int tool_remove(ToolContext *c, const char *package) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
         int r;
+
+        diagnostics_set_keep(c->diag, about_given_file, NULL);
 
         r = install_plan_new(package, &plan);
         if (r < 0)
@@ -538,7 +573,7 @@ int tool_remove(ToolContext *c, const char *package) {
                                 c->paths.manifest_dir, package);
                 return TOOL_E_NOT_INSTALLED;
         }
-        return run_plan(c, plan, true);
+        return run_by_hand(c, plan);
 }
 
 int install_compile(ToolContext *c, const char *output, bool if_changed, bool *ret_written) {

@@ -26,6 +26,9 @@ int install_lock(ToolContext *c, int *ret_lock);
  */
 int install_run(ToolContext *c, InstallPlan *plan);
 
+/* After a change: one line for each other package it granted or revoked something (effects.c). */
+void install_note_effects(ToolContext *c, const InstallPlan *plan);
+
 /*
  * With the lock held and plan loaded: what install_run() checks before
  * it changes anything but the package's files, which a package manager

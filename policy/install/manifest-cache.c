@@ -286,9 +286,13 @@ int manifest_cache_put(ManifestCache *cache, const char *name, const FileKey *ma
         CacheEntry *e;
         size_t n = diag ? diag->n_items - mark->n_items : 0;
 
-        /* Warnings past the list's bound were only counted: parse that one every time. */
-        if (!cache || (diag && diag->n_warnings + diag->n_errors - mark->n_warnings -
-                       mark->n_errors != n))
+        /*
+         * Warnings past the list's bound were only counted, and a filter
+         * (diagnostics_set_keep()) dropped some: no full record of the
+         * parse, so that one is parsed every time.
+         */
+        if (!cache || (diag && (diag->n_warnings + diag->n_errors - mark->n_warnings -
+                                mark->n_errors != n || diag->n_refused != mark->n_refused)))
                 return 0;
         codec_put_u32(&w, (uint32_t) n);
         for (size_t i = 0; i < n; i++) {

@@ -41,16 +41,22 @@ Diagnostics *diagnostics_free(Diagnostics *diag) {
         return NULL;
 }
 
-int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
-                     unsigned line, unsigned column, const char *format, va_list ap) {
-        if (!diag)
-                return 0;
+static void count(Diagnostics *diag, DiagnosticSeverity severity) {
         if (severity == DIAGNOSTIC_ERROR)
                 diag->n_errors++;
         else
                 diag->n_warnings++;
-        if (diag->n_items >= diag->max_items)
+}
+
+int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char *file,
+                     unsigned line, unsigned column, const char *format, va_list ap) {
+        if (!diag)
                 return 0;
+        /* Without a filter, past max_items only the counters grow. */
+        if (!diag->keep && diag->n_items >= diag->max_items) {
+                count(diag, severity);
+                return 0;
+        }
 
         _cleanup_(diagnostic_freep) Diagnostic *d = calloc(1, sizeof(*d));
         if (!d)
@@ -58,10 +64,18 @@ int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char 
         d->severity = severity;
         d->line = line;
         d->column = column;
+        d->judged = diag->judging;
         if (model_strdup(file, &d->file) < 0 || vasprintf(&d->message, format, ap) < 0) {
                 d->message = NULL;
                 return -ENOMEM;
         }
+        if (diag->keep && !diag->keep(d, diag->keep_userdata)) {
+                diag->n_refused++;
+                return 0;
+        }
+        count(diag, severity);
+        if (diag->n_items >= diag->max_items)
+                return 0;
         int r = model_append(&diag->items, &diag->n_items, d);
         if (r < 0)
                 return r;
@@ -78,6 +92,24 @@ int diagnostics_add(Diagnostics *diag, DiagnosticSeverity severity, const char *
         return r;
 }
 
+bool diagnostics_judging(Diagnostics *diag, bool judging) {
+        bool was;
+
+        if (!diag)
+                return false;
+        was = diag->judging;
+        diag->judging = judging;
+        return was;
+}
+
+void diagnostics_set_keep(Diagnostics *diag, bool (*keep)(Diagnostic *d, void *userdata),
+                          void *userdata) {
+        if (!diag)
+                return;
+        diag->keep = keep;
+        diag->keep_userdata = userdata;
+}
+
 DiagnosticsMark diagnostics_mark(const Diagnostics *diag) {
         if (!diag)
                 return (DiagnosticsMark) {};
@@ -85,6 +117,7 @@ DiagnosticsMark diagnostics_mark(const Diagnostics *diag) {
                 .n_items = diag->n_items,
                 .n_errors = diag->n_errors,
                 .n_warnings = diag->n_warnings,
+                .n_refused = diag->n_refused,
         };
 }
 
@@ -95,9 +128,10 @@ void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark) {
                 diagnostic_free(diag->items[--diag->n_items]);
         diag->n_errors = mark->n_errors;
         diag->n_warnings = mark->n_warnings;
+        diag->n_refused = mark->n_refused;
 }
 
-void diagnostics_filter(Diagnostics *diag, bool (*keep)(const Diagnostic *d, void *userdata),
+void diagnostics_filter(Diagnostics *diag, bool (*keep)(Diagnostic *d, void *userdata),
                         void *userdata) {
         size_t kept = 0;
 

@@ -24,6 +24,13 @@ typedef struct Diagnostic {
         unsigned line;                  /* 0: the whole file */
         unsigned column;                /* 0: the whole line */
         char *message;
+        /*
+         * Judged against the other installed packages (policy_set_resolve():
+         * whether a token is granted, a label someone else holds): it can
+         * stop being true when another package comes or goes, so within a
+         * package manager's run it is reported once the run is over.
+         */
+        bool judged;
 } Diagnostic;
 
 typedef struct Diagnostics {
@@ -34,6 +41,18 @@ typedef struct Diagnostics {
         /* Beyond this many items only the counters grow (a hostile file
          * cannot make us allocate without bound). */
         size_t max_items;
+        /* Items added now are judged ones (diagnostics_judging()). */
+        bool judging;
+        /*
+         * (nullable) Which items to keep, asked as each is added (it may
+         * rewrite d->file): those it refuses are neither stored nor
+         * counted, so a caller that reports one package's findings among
+         * thousands of others' never loses them to max_items.
+         */
+        bool (*keep)(Diagnostic *d, void *userdata);
+        void *keep_userdata;
+        /* How many keep() refused: a list that lost some is no full record (manifest-cache.c). */
+        size_t n_refused;
 } Diagnostics;
 
 #define DIAGNOSTICS_MAX_ITEMS_DEFAULT 1000
@@ -48,19 +67,27 @@ int diagnostics_addv(Diagnostics *diag, DiagnosticSeverity severity, const char 
                      unsigned line, unsigned column, const char *format, va_list ap)
                      _printf_(6, 0);
 
+/* Mark what is added from now on as judged (or stop); returns the previous state. */
+bool diagnostics_judging(Diagnostics *diag, bool judging);
+
+/* Keep only what keep() accepts from now on (NULL: everything); diag may be NULL. */
+void diagnostics_set_keep(Diagnostics *diag, bool (*keep)(Diagnostic *d, void *userdata),
+                          void *userdata);
+
 /* How many there were, to forget what came after (diagnostics_rewind). */
 typedef struct DiagnosticsMark {
         size_t n_items;
         size_t n_errors;
         size_t n_warnings;
+        size_t n_refused;
 } DiagnosticsMark;
 
 DiagnosticsMark diagnostics_mark(const Diagnostics *diag);
 /* Drop everything added since mark (diag NULL: nothing). */
 void diagnostics_rewind(Diagnostics *diag, const DiagnosticsMark *mark);
 
-/* Drop the items keep() refuses (and their counts). */
-void diagnostics_filter(Diagnostics *diag, bool (*keep)(const Diagnostic *d, void *userdata),
+/* Drop the items keep() refuses (and their counts); keep() may rewrite d->file. */
+void diagnostics_filter(Diagnostics *diag, bool (*keep)(Diagnostic *d, void *userdata),
                         void *userdata);
 
 /* "file:line:column: error: message" (parts that are 0/NULL left out). */

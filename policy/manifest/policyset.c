@@ -689,19 +689,21 @@ static int check_served(const Resolver *res) {
         return r < 0 ? r : 0;
 }
 
+/* Everything said here depends on the other packages of the set: judged (diagnostic.h). */
 int policy_set_resolve(PolicySet *set, Diagnostics *diag) {
-        for (size_t i = 0; i < set->n_packages; i++) {
+        bool was_judging = diagnostics_judging(diag, true);
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < set->n_packages; i++) {
                 Resolver res = { .set = set, .package = set->packages[i], .diag = diag };
-                int r = drop_foreign_labels(set, set->packages[i], diag);
-                if (r < 0)
-                        return r;
-                r = resolve_package(&res);
+                r = drop_foreign_labels(set, set->packages[i], diag);
+                if (r >= 0)
+                        r = resolve_package(&res);
                 if (r >= 0)
                         r = check_served(&res);
-                if (r < 0)
-                        return r;
         }
-        return 0;
+        diagnostics_judging(diag, was_judging);
+        return r < 0 ? r : 0;
 }
 
 bool policy_set_is_granted(const Package *package, const char *name) {

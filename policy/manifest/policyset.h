@@ -68,7 +68,8 @@ int policy_set_load_dir(PolicySet *set, const char *dir, Diagnostics *diag);
  * granted. Owner labels a package may no longer name (see
  * policy_set_check_labels()) are dropped from the model with a warning,
  * and so is the reach a guarded token would give where the package may
- * not serve it. Returns 0 or -ENOMEM.
+ * not serve it. Every warning it adds is marked judged (diagnostic.h): it
+ * depends on the set. Returns 0 or -ENOMEM.
  */
 int policy_set_resolve(PolicySet *set, Diagnostics *diag);
 

@@ -208,7 +208,7 @@ static int verify_rpm(ToolContext *c, const char *package, size_t *ret_bypassed)
 #endif
 }
 
-static bool drop(const Diagnostic *d, void *userdata) {
+static bool drop(Diagnostic *d, void *userdata) {
         (void) d;
         (void) userdata;
         return false;

@@ -360,6 +360,69 @@ def test_peer(bus):
         assert machine_id == expected, (machine_id, expected)
 
 
+PEER = 'org.freedesktop.DBus.Peer'
+
+
+def peer_without_destination(conn, type, member, flags=0):
+    fields = {rawdbus.FIELD_PATH: '/', rawdbus.FIELD_INTERFACE: PEER,
+              rawdbus.FIELD_MEMBER: member}
+    return conn.send(rawdbus.Message(type, 0, flags, fields))
+
+
+def test_peer_interface_without_destination_is_the_bus_connections(bus):
+    """As libdbus inside dbus-daemon answers it: Ping and GetMachineId are
+    answered, anything else on the interface (a signal too, whatever its
+    flags) gets UnknownMethod; the answers have no sender, and neither
+    the message nor its answer reaches a subscriber or a monitor."""
+    a, spy, mon = bus.raw(), bus.raw(), bus.raw()
+    spy.add_match("type='signal'")
+    spy.add_match("interface='%s'" % PEER)
+    check_reply(mon.call(BUS, PATH, 'org.freedesktop.DBus.Monitoring',
+                         'BecomeMonitor', 'asu', [[], 0]))
+    machine_id = ok(a.call(BUS, PATH, PEER, 'GetMachineId'))[0]
+    sent = {}
+    for type, member, flags in [(rawdbus.METHOD_CALL, 'Ping', 0),
+                                (rawdbus.METHOD_CALL, 'GetMachineId', 0),
+                                (rawdbus.METHOD_CALL, 'Frobnicate', 0),
+                                (rawdbus.METHOD_CALL, 'Frobnicate',
+                                 rawdbus.NO_REPLY_EXPECTED),
+                                (SIGNAL, 'Changed', 0),
+                                (SIGNAL, 'Ping', rawdbus.NO_REPLY_EXPECTED)]:
+        sent[peer_without_destination(a, type, member, flags)] = member
+    answers = {}
+    for serial, member in sent.items():
+        m = a.wait_for(lambda m, s=serial: m.reply_serial == s)
+        assert m.sender is None, m
+        answers[member + '/' + str(serial)] = (m.type, m.error_name, m.body)
+    got = sorted(answers.values(), key=repr)
+    unknown = (ERROR, 'org.freedesktop.DBus.Error.UnknownMethod',
+               ['Unknown method invoked on org.freedesktop.DBus.Peer '
+                'interface'])
+    assert got == sorted([(METHOD_RETURN, None, []),
+                          (METHOD_RETURN, None, [machine_id])] +
+                         [unknown] * 4, key=repr), got
+    a.signal('/', 'org.mssf.Other', 'Changed')
+    spy.wait_for(lambda m: m.interface == 'org.mssf.Other')
+    mon.wait_for(lambda m: m.interface == 'org.mssf.Other')
+    seen = [m for m in spy.collect(0.2) + mon.collect(0.2)
+            if m.sender is None or
+            (m.interface == PEER and m.destination is None)]
+    assert not seen, seen
+
+
+def test_peer_interface_without_destination_before_hello(bus):
+    """Answered before Hello too, and the client may still say Hello."""
+    a = bus.raw(connect=False)
+    a.authenticate()
+    serial = peer_without_destination(a, SIGNAL, 'Changed')
+    m = a.wait_for(lambda m: m.reply_serial == serial)
+    assert m.error_name == 'org.freedesktop.DBus.Error.UnknownMethod', m
+    serial = peer_without_destination(a, rawdbus.METHOD_CALL, 'Ping')
+    assert a.wait_for(lambda m: m.reply_serial == serial).type == \
+        METHOD_RETURN
+    check_reply(a.call(BUS, PATH, BUS, 'Hello'))
+
+
 def test_unknown_method(bus):
     a = bus.raw()
     assert error_of(a.bus_call('NoSuchMethod')) == \

@@ -105,3 +105,46 @@ def test_requested_reply_still_arrives_once_per_call(bus):
     assert reply.type == ERROR and reply.error_name == 'org.mssf.Failed'
     caller.expect_nothing(lambda m: m.sender == 'org.freedesktop.DBus' and
                           m.type == ERROR, 0.3)
+
+
+def observers(bus):
+    """A root eavesdropper of every message and a monitor."""
+    spy, mon = bus.raw(), bus.raw()
+    spy.add_match("eavesdrop='true'")
+    check_reply(mon.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                         'org.freedesktop.DBus.Monitoring', 'BecomeMonitor',
+                         'asu', [[], 0]))
+    return spy, mon
+
+
+def replies_seen(conn, callee):
+    return [m.body[0] for m in conn.collect(0.5)
+            if m.sender == callee.unique_name and
+            m.type in (METHOD_RETURN, ERROR)]
+
+
+@config(policy=SESSION_POLICY)
+def test_observers_see_unrequested_replies_delivered(bus):
+    """Without MSSF mediation, as dbus-daemon: every reply the bus
+    delivers is copied to eavesdroppers and monitors, a second one, one to
+    a NO_REPLY_EXPECTED call and a bare one too."""
+    spy, mon = observers(bus)
+    caller, callee = bus.raw(), bus.raw()
+    unrequested_kinds(caller, callee)
+    for conn in (spy, mon):
+        got = replies_seen(conn, callee)
+        assert got == ['first', 'second', 'unwanted', 'bare',
+                       'bare error'], (conn.unique_name, got)
+
+
+def test_monitor_sees_unrequested_replies_refused(bus):
+    """A monitor sees what the bus takes in before busconfig refuses it
+    (dbus-daemon's bus_transaction_capture); an eavesdropper only what
+    busconfig lets it receive, and the fixture's policy denies it every
+    reply (a reply is never requested by its eavesdropper)."""
+    spy, mon = observers(bus)
+    caller, callee = bus.raw(), bus.raw()
+    unrequested_kinds(caller, callee)
+    got = replies_seen(spy, callee), replies_seen(mon, callee)
+    assert got == ([], ['first', 'second', 'unwanted', 'bare',
+                          'bare error']), got

@@ -171,8 +171,60 @@ static void test_diagnostics(void **state) {
         diagnostics_free(diag);
 }
 
+static bool keep_file_g(Diagnostic *d, void *userdata) {
+        int *asked = userdata;
+
+        (*asked)++;
+        return d->severity == DIAGNOSTIC_ERROR || (d->file && strcmp(d->file, "g.xml") == 0);
+}
+
+static bool rename_judged(Diagnostic *d, void *userdata) {
+        if (!d->judged)
+                return false;
+        free(d->file);
+        d->file = strdup("shipped.aegis");
+        return d->file != NULL;
+}
+
+/* A filter is asked as items are added: what it refuses is not counted and never crowds out the rest. */
+static void test_diagnostics_keep_and_judged(void **state) {
+        Diagnostics *diag = NULL;
+        int asked = 0;
+
+        assert_int_equal(diagnostics_new(&diag), 0);
+        diag->max_items = 3;
+        diagnostics_set_keep(diag, keep_file_g, &asked);
+        for (int i = 0; i < 100; i++)
+                assert_int_equal(diagnostics_add(diag, DIAGNOSTIC_WARNING, "other.xml", 1, 1, "w%d", i), 0);
+        assert_int_equal(diagnostics_add(diag, DIAGNOSTIC_WARNING, "g.xml", 2, 3, "mine"), 0);
+        assert_int_equal(diagnostics_add(diag, DIAGNOSTIC_ERROR, "other.xml", 4, 5, "fatal"), 0);
+        assert_int_equal(asked, 102);
+        assert_int_equal(diag->n_items, 2);
+        assert_int_equal(diag->n_warnings, 1);
+        assert_int_equal(diag->n_errors, 1);
+        assert_string_equal(diag->items[0]->message, "mine");
+        assert_false(diag->items[0]->judged);
+
+        /* Judging marks what is added until it stops; the previous state comes back. */
+        diagnostics_set_keep(diag, NULL, NULL);
+        assert_false(diagnostics_judging(diag, true));
+        assert_int_equal(diagnostics_add(diag, DIAGNOSTIC_WARNING, "g.xml", 6, 7, "judged"), 0);
+        assert_true(diagnostics_judging(diag, false));
+        assert_true(diag->items[2]->judged);
+
+        /* A filter may rename the file it keeps. */
+        diagnostics_filter(diag, rename_judged, NULL);
+        assert_int_equal(diag->n_items, 1);
+        assert_int_equal(diag->n_warnings, 1);
+        assert_int_equal(diag->n_errors, 0);
+        assert_string_equal(diag->items[0]->file, "shipped.aegis");
+        diagnostics_free(diag);
+        assert_false(diagnostics_judging(NULL, true));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_diagnostics_keep_and_judged),
                 cmocka_unit_test(test_lookups),
                 cmocka_unit_test(test_policy_set_lookups),
                 cmocka_unit_test(test_device_policy_model),

@@ -109,6 +109,19 @@ check_grep "apt's hook: the service's file is the system repository's" \
     '^mssf-policy: mssf-test-svc 1.0: origin system \(MSSF Test System / MSSF Test System' "$work/apt.log"
 check_grep "the app is registered with origin system" \
     '^mssf-policy: mssf-test-app 1.0 registered, origin system' "$work/apt.log"
+# The service depends on the app: the app, which requests the service's
+# token, is configured first. Whether Radio is granted is judged at the
+# run's end (the trigger), so nobody is told it is not; the app hears, in
+# one line, what the service's arrival gave it.
+setup_line() { grep -n "^Setting up $1 " "$work/apt-1.log" | cut -d: -f1; }
+app_line=$(setup_line mssf-test-app)
+svc_line=$(setup_line mssf-test-svc)
+[ -n "$app_line" ] && [ -n "$svc_line" ] && [ "$app_line" -lt "$svc_line" ]
+check "the consumer is configured before its provider" 0 $?
+check_no_grep "no warning that the run's end makes untrue" 'is not granted' "$work/apt-1.log"
+check_grep "the app hears what the service gave it, in one line" \
+    '^mssf-policy: mssf-test-app: granted .*mssf-test-svc::Radio' "$work/apt-1.log"
+check "one line for the app" 1 "$(grep -c '^mssf-policy: mssf-test-app: ' "$work/apt-1.log")"
 check "mssf-policy list" "$(printf 'mssf-test-app\tsystem\nmssf-test-svc\tsystem')" \
     "$(inroot mssf-policy list)"
 check "one trigger run for the transaction" 1 "$(trigger_runs "$lines")"
@@ -144,8 +157,11 @@ check "a method the manifest does not declare is refused" \
 apt_in_root install mssf-test-store-app || { cat "$work/apt.log"; fail_now "apt-get install store-app"; }
 check_grep "the store app's origin is thirdparty" \
     '^mssf-policy: mssf-test-store-app 1.0 registered, origin thirdparty' "$work/apt.log"
-check_grep "and why it does not get Radio, with file:line" \
-    'mssf-test-store-app\.aegis:3:5: warning: mssf-test-svc::Radio is not granted .*checkorigin' "$work/apt.log"
+check_grep "and why it does not get Radio, with its shipped file:line:column" \
+    '^/usr/share/mssf/aegis/mssf-test-store-app\.aegis:3:5: warning: mssf-test-svc::Radio is not granted .*checkorigin' \
+    "$work/apt.log"
+check "said once" 1 "$(grep -c 'Radio is not granted' "$work/apt.log")"
+check_no_grep "nothing about the installed packages' manifests" '/var/lib/mssf/manifests/' "$work/apt.log"
 check_no_grep "no Radio for the store app" 'Radio' "$rules/mssf-mssf-test-store-app"
 check_grep "Cellular for the store app (thirdparty may have it)" '^mssf-test-store-app Cellular w$' \
     "$rules/mssf-mssf-test-store-app"
@@ -250,8 +266,9 @@ publish system "MSSF Test System" system "$b2"/mssf-test-svc_2.0_all.deb \
 apt_in_root update >/dev/null
 before=$(reloads)
 apt_in_root install mssf-test-svc || { cat "$work/apt.log"; fail_now "apt-get upgrade svc"; }
-check_grep "the upgrade says what it revokes" '^mssf-policy: revoked mssf-test-app -> mssf-test-svc::Radio$' \
-    "$work/apt.log"
+check_grep "the upgrade says what it revokes, one line for the app" \
+    '^mssf-policy: mssf-test-app: revoked .*mssf-test-svc::Radio' "$work/apt.log"
+check "one line for the app" 1 "$(grep -c '^mssf-policy: mssf-test-app: ' "$work/apt.log")"
 check_no_grep "the app's rule file no longer lists Radio" 'Radio' "$rules/mssf-mssf-test-app"
 check "the kernel's rule is revoked" "mssf-test-app mssf-test-svc::Radio -" \
     "$(grep '^mssf-test-app mssf-test-svc::Radio ' "$load2" | tail -1)"

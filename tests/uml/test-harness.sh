@@ -39,6 +39,8 @@ check "arguments arrive intact" "args:2:a b:it's" "$(echo "$out" | grep '^args:'
 check "stderr is captured" to-stderr "$(echo "$out" | grep '^to-stderr')"
 check "the output names the kernel and the host" 1 \
     "$(echo "$out" | grep -c -E '^uml-(kernel|run): .*(XSAVE area [0-9]+ bytes|kernel .*UML_KERNEL)')"
+check "the output names the kernel's version and SHA256" 1 \
+    "$(echo "$out" | grep -c -E '^uml-(kernel: running|run: kernel) .*Linux [^ ]+ .*sha256 [0-9a-f]{64}$')"
 check "the output has the self-check's verdict" 1 \
     "$(echo "$out" | grep -c '^uml-run: uml-selfcheck: ok: .* registers kept across')"
 

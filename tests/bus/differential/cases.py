@@ -1,6 +1,10 @@
 """Hand-written differential worlds: the corners where mssf-broker was
 found to answer otherwise than dbus-daemon, whose answers clients are
 written against, and the ones next to them."""
+import hashlib
+import os
+import re
+
 from generate import ACTIVATABLE, FIXTURE, SESSION, SYSTEM
 from world import World, NO_REPLY_EXPECTED, NO_AUTO_START
 
@@ -33,8 +37,183 @@ def calls_and_replies(name, policy):
     ])
 
 
+def observed_replies(name, policy):
+    """Unrequested, duplicate and NO_REPLY_EXPECTED replies and errors,
+    seen by eavesdroppers and monitors of two uids: dbus-daemon copies
+    each one it delivers to every observer busconfig lets receive it."""
+    return World(name, policy, [
+        ('spy', 'root', True), ('nobody-spy', 'nobody', False),
+        ('mon', 'root', True), ('a', 'root', True), ('b', 'root', True),
+        ('c', 'nobody', False)], [
+        ('driver', 'spy', 'AddMatch', 's', ["eavesdrop='true'"]),     # 0
+        ('driver', 'nobody-spy', 'AddMatch', 's',
+         ["type='method_return',eavesdrop='true'"]),                  # 1
+        ('driver', 'nobody-spy', 'AddMatch', 's',
+         ["type='error',eavesdrop='true'"]),                          # 2
+        ('monitor', 'mon', []),                                       # 3
+        ('call', 'a', 'b', I1, 'Ask'),                                # 4
+        ('reply', 'b', 4),                                            # 5
+        ('reply', 'b', 4),                                            # 6 dup
+        ('reply', 'b', 4, 'org.mssf.Failed'),                         # 7 dup
+        ('call', 'a', 'b', I1, 'Tell', NRE),                          # 8
+        ('reply', 'b', 8),                                            # 9
+        ('reply', 'b', 8, 'org.mssf.Failed'),                         # 10
+        ('reply', 'c', 4),                                            # 11
+        ('reply', 'c', 4, 'org.mssf.Failed'),                         # 12
+        ('call', 'c', 'b', I2, 'Ask'),                                # 13
+        ('reply', 'b', 13, 'org.mssf.Failed'),                        # 14
+        ('reply', 'b', 13),                                           # 15
+        ('reply', 'a', 13),                                           # 16
+    ])
+
+
+def peer_interface(name, policy):
+    """Messages on org.freedesktop.DBus.Peer without a destination: the
+    daemon's libdbus answers them itself (Ping, GetMachineId, and
+    UnknownMethod for anything else, a signal too), so nobody else,
+    subscriber or monitor, ever sees one."""
+    peer = 'org.freedesktop.DBus.Peer'
+    return World(name, policy, [
+        ('a', 'root', True), ('b', 'root', True), ('c', 'nobody', False),
+        ('mon', 'root', True)], [
+        ('driver', 'b', 'AddMatch', 's', ["eavesdrop='true'"]),
+        ('driver', 'b', 'AddMatch', 's', ["type='signal'"]),
+        ('driver', 'c', 'AddMatch', 's', ["interface='%s'" % peer]),
+        ('monitor', 'mon', []),
+        ('signal', 'a', None, peer, 'Changed'),
+        ('signal', 'a', None, peer, 'Changed', NRE),
+        ('signal', 'c', None, peer, 'Ping'),
+        ('call', 'a', None, peer, 'Frobnicate'),
+        ('call', 'a', None, peer, 'Frobnicate', NRE),
+        ('call', 'c', None, peer, 'GetMachineId'),
+        ('signal', 'a', 'b', peer, 'Changed'),
+        ('call', 'a', 'b', peer, 'Frobnicate'),
+        ('call', 'a', 'org.freedesktop.DBus', peer, 'Frobnicate'),
+        ('signal', 'a', None, I1, 'NotPeer'),
+    ])
+
+
+SYSTEM_CONF = '/usr/share/dbus-1/system.conf'
+SYSTEM_D = ['/usr/share/dbus-1/system.d', '/etc/dbus-1/system.d']
+# Debian 12's services whose system.d files the world plays (those of
+# them this machine has: tools/debian-packages.txt installs them).
+DEBIAN_SERVICES = [
+    'org.freedesktop.login1', 'org.freedesktop.systemd1',
+    'org.freedesktop.hostname1', 'org.freedesktop.timedate1',
+    'org.freedesktop.UPower', 'org.freedesktop.NetworkManager',
+    'org.freedesktop.PolicyKit1', 'org.freedesktop.ModemManager1',
+    'org.freedesktop.PackageKit', 'org.freedesktop.Avahi', 'org.bluez',
+    'fi.w1.wpa_supplicant1', 'net.hadess.SensorProxy',
+    'org.freedesktop.GeoClue2', 'org.freedesktop.resolve1']
+
+
+def debian_system_conf():
+    """system.conf's own <policy> elements, and this machine's system.d
+    files in name order (dbus-daemon reads a directory in no defined
+    order; these files do not depend on it), without those that use
+    at_console (a property of sessions neither daemon here has). None
+    without Debian's system.conf."""
+    try:
+        with open(SYSTEM_CONF) as f:
+            text = re.sub(r'<!--.*?-->', '', f.read(), flags=re.S)
+    except OSError:
+        return None, []
+    policy = '\n'.join(re.findall(r'<policy\b.*?</policy>', text, re.S))
+    files = []
+    for d in SYSTEM_D:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith('.conf'))
+        except OSError:
+            continue
+        for n in names:
+            with open(os.path.join(d, n)) as f:
+                if 'at_console' not in f.read():
+                    files.append(os.path.join(d, n))
+    return policy + '\n', sorted(files, key=os.path.basename)
+
+
+def debian_system_bus():
+    """Debian's system bus policy: root and four other uids, every one
+    subscribed to everything; a root service takes the names the files
+    speak of, and everyone sends it and everyone else calls and signals on
+    the interfaces those files rule by destination and path (Peer,
+    Properties, Introspectable, ObjectManager, the services' own)."""
+    policy, files = debian_system_conf()
+    needs = [SYSTEM_CONF] if policy is None else []
+    peer = 'org.freedesktop.DBus.Peer'
+    props = 'org.freedesktop.DBus.Properties'
+    users = ['root', 'nobody', 'nopw', 'nobody+video']
+    clients = [('svc', 'root', True), ('root', 'root', True),
+               ('nobody', 'nobody', False), ('nopw', 'nopw', False),
+               ('video', 'nobody+video', False)]
+    actions = []
+    for role, _, _ in clients:
+        actions.append(('driver', role, 'AddMatch', 's', ['']))
+        actions.append(('driver', role, 'AddMatch', 's', ["eavesdrop='true'"]))
+    for name in DEBIAN_SERVICES:
+        actions.append(('driver', 'svc', 'RequestName', 'su', [name, 0]))
+    for sender in ('root', 'nobody'):
+        for iface, member, path in [
+                (peer, 'Changed', '/'), (peer, 'Ping', '/'),
+                (props, 'PropertiesChanged', '/org/freedesktop/login1'),
+                ('org.freedesktop.DBus.Introspectable', 'Changed', '/'),
+                ('org.freedesktop.DBus.ObjectManager', 'InterfacesAdded',
+                 '/'),
+                ('org.freedesktop.login1.Manager', 'SessionNew',
+                 '/org/freedesktop/login1')]:
+            actions.append(('signal', sender, None, iface, member, 0, False,
+                            path))
+    for caller in ('root', 'nobody', 'video'):
+        for name in DEBIAN_SERVICES[::2]:
+            for iface, member, path in [
+                    (peer, 'Ping', '/'), (props, 'GetAll', '/'),
+                    ('org.freedesktop.DBus.Introspectable', 'Introspect', '/'),
+                    (name, 'Frobnicate', '/' + name.replace('.', '/'))]:
+                k = len(actions)
+                actions.append(('call', caller, name, iface, member, 0, False,
+                                path))
+                actions.append(('reply', 'svc', k))
+        actions.append(('signal', caller, 'svc', peer, 'Changed', 0, False,
+                        '/'))
+    assert set(c[1] for c in clients) == set(users)
+    return World('debian-system-bus', policy or '', clients, actions,
+                 include_files=files, needs_files=needs)
+
+
+def monitors_joining(name, policy):
+    """Connections becoming monitors, the first and a second one, while a
+    root eavesdropper the policy refuses and a subscriber look on: what
+    each monitor sees of its own names going, of what is addressed to it,
+    of a leaving connection's NameLost, and of the refusals."""
+    monitoring = ('  <policy user="root">\n    <allow send_destination='
+                  '"org.freedesktop.DBus" send_interface='
+                  '"org.freedesktop.DBus.Monitoring"/>\n  </policy>\n')
+    return World(name, policy + monitoring, [
+        ('spy', 'root', True), ('sub', 'root', True), ('first', 'root', True),
+        ('second', 'root', True), ('a', 'root', True), ('gone', 'root', True)], [
+        ('driver', 'spy', 'AddMatch', 's', ["eavesdrop='true'"]),
+        ('driver', 'sub', 'AddMatch', 's', ["member='NameOwnerChanged'"]),
+        ('driver', 'second', 'AddMatch', 's', ["member='NameOwnerChanged'"]),
+        ('driver', 'gone', 'RequestName', 'su', [A, 0]),
+        ('monitor', 'first', []),
+        ('driver', 'a', 'ListNames', '', []),
+        ('monitor', 'second', ["type='signal'"]),
+        ('close', 'gone'),
+        ('call', 'a', 'sub', I1, 'M1'),
+        ('reply', 'sub', 8),
+    ])
+
+
 def cases():
     out = [
+        debian_system_bus(),
+        monitors_joining('monitors-joining-system', SYSTEM),
+        monitors_joining('monitors-joining-session', SESSION),
+        observed_replies('observed-replies-session', SESSION),
+        observed_replies('observed-replies-fixture', FIXTURE),
+        observed_replies('observed-replies-system', SYSTEM),
+        peer_interface('peer-interface-session', SESSION),
+        peer_interface('peer-interface-system', SYSTEM),
         World('uids', FIXTURE + deny(['group="video"']), [
             ('root', 'root', True), ('nobody', 'nobody', False),
             ('nopw', 'nopw', False), ('video', 'nobody+video', False)], [

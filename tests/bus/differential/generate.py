@@ -7,9 +7,11 @@ cannot interact: dbus-daemon reads such a directory in no defined order);
 three to five clients among root, nobody, a uid with no passwd entry and
 nobody with a kernel group NSS does not give it; and a script of calls,
 replies (requested, duplicate, to NO_REPLY_EXPECTED calls, bare), errors,
-signals (broadcast and unicast), fds, name requests, match rules
-(eavesdropping too), a monitor, driver queries, calls to names nobody
-owns and to activatable ones, and closes."""
+signals (broadcast and unicast), messages on org.freedesktop.DBus.Peer
+with and without a destination, fds, name requests, match rules
+(eavesdropping too, often from the first step), a monitor, driver
+queries, calls to names nobody owns and to activatable ones, and
+closes."""
 import random
 
 from world import World, NO_REPLY_EXPECTED, NO_AUTO_START
@@ -19,6 +21,7 @@ UNOWNED = 'org.mssf.Diff.Nobody'
 ACTIVATABLE = {'org.mssf.Diff.Broken': ['/bin/false'],
                'org.mssf.Diff.Missing': ['/nonexistent/service']}
 IFACES = ['org.mssf.I1', 'org.mssf.I2']
+PEER = 'org.freedesktop.DBus.Peer'     # without destination: the bus's own
 MEMBERS = ['M1', 'M2']
 
 SESSION = '''
@@ -130,8 +133,12 @@ def includedir(rng):
 
 
 class Script:
-    def __init__(self, rng, roles):
+    def __init__(self, rng, roles, shapes):
         self.rng = rng
+        # Draws for the shapes added later (Peer messages, destination-less
+        # calls), from a generator of their own: every older seed still
+        # makes the world it made, with these on top.
+        self.shapes = shapes
         self.roles = roles
         self.actions = []
         self.calls = []         # (action k, caller, callee ref)
@@ -168,8 +175,13 @@ class Script:
         what = rng.random()
         if what < 0.2:
             dest, flags = self.pick_dest(), self.flags()
-            k = self.add('call', src, dest, rng.choice(IFACES + [None]),
-                         rng.choice(MEMBERS), flags, rng.random() < 0.15)
+            iface, member = rng.choice(IFACES + [None]), rng.choice(MEMBERS)
+            if self.shapes.random() < 0.1:
+                dest = None
+            if self.shapes.random() < 0.1:
+                iface, member = PEER, self.shapes.choice(MEMBERS + ['Ping'])
+            k = self.add('call', src, dest, iface, member, flags,
+                         rng.random() < 0.15)
             self.calls.append((k, src, dest))
             self.wait_for_activation(src, k, dest, flags)
         elif what < 0.35 and self.calls:
@@ -181,8 +193,11 @@ class Script:
         elif what < 0.5:
             dest = self.pick_dest() if rng.random() < 0.4 else None
             flags = self.flags() & NO_REPLY_EXPECTED
-            k = self.add('signal', src, dest, rng.choice(IFACES),
-                         rng.choice(MEMBERS), flags, rng.random() < 0.1)
+            iface, member = rng.choice(IFACES), rng.choice(MEMBERS)
+            if self.shapes.random() < 0.1:
+                iface = PEER
+            k = self.add('signal', src, dest, iface, member, flags,
+                         rng.random() < 0.1)
             self.wait_for_activation(src, k, dest, flags)
         elif what < 0.62:
             self.add('driver', src, 'RequestName', 'su',
@@ -230,7 +245,17 @@ def world(seed):
     extra = policies(rng, rng.randint(0, 3))
     included = policies(rng, rng.randint(0, 2))
     policy = base + extra + connect_rules(rng)
-    script = Script(rng, [c[0] for c in clients])
+    shapes = random.Random('shapes-%d' % seed)
+    script = Script(rng, [c[0] for c in clients], shapes)
+    # Observers from the start, often: what they are shown of replies
+    # nobody asked for and of broadcasts is where daemons part ways.
+    if shapes.random() < 0.5:
+        script.add('driver', script.roles[0], 'AddMatch', 's',
+                   [shapes.choice(["eavesdrop='true'",
+                                   "type='method_return',eavesdrop='true'",
+                                   "type='error',eavesdrop='true'"])])
+    if shapes.random() < 0.3:
+        script.add('monitor', shapes.choice(script.roles[1:]), [])
     for _ in range(rng.randint(8, 18)):
         script.step()
     return World('seed-%d' % seed, policy, clients, script.actions,

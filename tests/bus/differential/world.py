@@ -10,6 +10,7 @@ driver and reads up to the answer, and every monitor reads up to a
 barrier signal, so each transcript holds exactly what the bus had
 delivered by then, in the order the bus delivered it.
 """
+import hashlib
 import os
 import sys
 
@@ -76,16 +77,21 @@ def identity_creds(name):
 
 
 class World:
-    """policy: busconfig <policy> text; includes: [(file name, text)]
+    """policy: busconfig <policy> text; include_files: [path] of this
+    machine's configuration files <include>d first, in order; includes:
+    [(file name, text)]
     <include>d in order after it; includedir: [(file name, text)] of an
     <includedir> (dbus-daemon reads it in no defined order: its files must
     not depend on each other); clients: [(role, identity, unix_fd)];
     services: {name: Exec} activatable; actions: [tuple]."""
 
     def __init__(self, name, policy, clients, actions, includes=(),
-                 includedir=(), services=None, limits=None):
+                 includedir=(), services=None, limits=None,
+                 include_files=(), needs_files=()):
         self.name = name
         self.policy = policy
+        self.include_files = list(include_files)   # absolute, in order
+        self.needs_files = list(needs_files)        # missing: Unavailable
         self.clients = list(clients)
         self.actions = list(actions)
         self.includes = list(includes)
@@ -95,6 +101,10 @@ class World:
 
     def describe(self):
         lines = ['world %s' % self.name, self.policy]
+        for path in self.include_files:
+            with open(path, 'rb') as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            lines.append('include %s (sha256 %s)' % (path, digest))
         for name, text in self.includes:
             lines.append('include %s:\n%s' % (name, text))
         for name, text in self.includedir:
@@ -130,8 +140,10 @@ class Player:
 
     # --- set-up ---------------------------------------------------------
     def config(self, bus):
-        extra = ''.join('  <include>%s</include>\n' % os.path.join(bus.dir, n)
-                        for n, _ in self.world.includes)
+        extra = ''.join('  <include>%s</include>\n' % path
+                        for path in self.world.include_files)
+        extra += ''.join('  <include>%s</include>\n' % os.path.join(bus.dir, n)
+                         for n, _ in self.world.includes)
         if self.world.includedir:
             extra += '  <includedir>%s</includedir>\n' % os.path.join(
                 bus.dir, 'conf.d')
@@ -175,6 +187,9 @@ class Player:
     def play(self):
         if os.getuid() != 0:
             raise Unavailable('needs root to connect as other users')
+        for path in self.world.needs_files:
+            if not os.path.exists(path):
+                raise Unavailable('no %s on this machine' % path)
         bus = busfixture.Bus(self.options, policy=self.world.policy,
                              limits=self.world.limits)
         try:
@@ -254,9 +269,10 @@ class Player:
         if following and following[0][:3] == ('wait', src, k):
             self.do_wait(client, k, k, *following[0][3:])
 
-    def do_call(self, client, k, dest, iface, member, flags=0, fd=False):
+    def do_call(self, client, k, dest, iface, member, flags=0, fd=False,
+                path='/diff'):
         sig, body, fds = self.with_fd(fd)
-        fields = {rawdbus.FIELD_PATH: '/diff', rawdbus.FIELD_MEMBER: member}
+        fields = {rawdbus.FIELD_PATH: path, rawdbus.FIELD_MEMBER: member}
         if dest:
             fields[rawdbus.FIELD_DESTINATION] = self.dest(dest)
         if iface:
@@ -265,9 +281,10 @@ class Player:
             fields[rawdbus.FIELD_UNIX_FDS] = len(fds)
         self.send(client, k, METHOD_CALL, fields, sig, body, flags, fds)
 
-    def do_signal(self, client, k, dest, iface, member, flags=0, fd=False):
+    def do_signal(self, client, k, dest, iface, member, flags=0, fd=False,
+                  path='/diff'):
         sig, body, fds = self.with_fd(fd)
-        fields = {rawdbus.FIELD_PATH: '/diff', rawdbus.FIELD_MEMBER: member,
+        fields = {rawdbus.FIELD_PATH: path, rawdbus.FIELD_MEMBER: member,
                   rawdbus.FIELD_INTERFACE: iface}
         if dest:
             fields[rawdbus.FIELD_DESTINATION] = self.dest(dest)
