@@ -71,6 +71,7 @@
 #include "bus-reload.h"
 #include "context.h"
 #include "fileio.h"
+#include "install-plan.h"
 #include "install.h"
 #include "installed.h"
 #include "manifest.h"
@@ -696,6 +697,7 @@ static void element_done(Plugin *p, Element *e, const char *name) {
 static void post_install(Plugin *p, Element *e, int res) {
         RpmPackage *package = &e->package;
         _cleanup_free_ char *version = rpm_package_version(package);
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         ToolContext c;
         int r;
 
@@ -709,10 +711,9 @@ static void post_install(Plugin *p, Element *e, int res) {
         if (r < 0)
                 return print_error(r, "cannot register");
         rpm_db_set_element(p->db, e->te);
-        r = rpm_register(&c, package);
+        r = rpm_register(&c, package, &plan);
         rpm_db_set_element(p->db, NULL);
         print_diagnostics(c.diag, package->manifest_path, &e->said);
-        context_done(&c, &p->inside);
         if (r != 0) {
                 print_error(r, "cannot register");
                 fprintf(stderr, "mssf-policy: %s %s is installed but not registered: its "
@@ -729,7 +730,9 @@ static void post_install(Plugin *p, Element *e, int res) {
                         fprintf(stderr, "mssf-policy: %s %s registered with the unknown origin: "
                                 "%s\n", package->name, version ? version : "",
                                 package->why_unknown ? package->why_unknown : "no signature");
+                install_note_effects(&c, plan);
         }
+        context_done(&c, &p->inside);
         fflush(stderr);
         fault("psm_post_done");
         element_done(p, e, package->name);
@@ -737,6 +740,7 @@ static void post_install(Plugin *p, Element *e, int res) {
 
 static void post_erase(Plugin *p, Element *e, int res) {
         const char *name = rpmteN(e->te);
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         RpmInstalled installed = {};
         ToolContext c;
         bool done = false;
@@ -754,16 +758,17 @@ static void post_erase(Plugin *p, Element *e, int res) {
         if (r == 0)
                 r = context_init(&c, &p->inside, rpm_db_package_db(p->db));
         if (r == 0) {
-                r = rpm_unregister(&c, name, &done);
+                r = rpm_unregister(&c, name, &done, &plan);
                 print_diagnostics(c.diag, NULL, NULL);
+                if (r == 0 && done) {
+                        p->changed = true;
+                        fprintf(stderr, "mssf-policy: %s unregistered\n", name);
+                        install_note_effects(&c, plan);
+                        fflush(stderr);
+                }
                 context_done(&c, &p->inside);
         }
         print_error(r, "cannot unregister");
-        if (r == 0 && done) {
-                p->changed = true;
-                fprintf(stderr, "mssf-policy: %s unregistered\n", name);
-                fflush(stderr);
-        }
         if (r == 0)
                 element_done(p, e, name);
 }

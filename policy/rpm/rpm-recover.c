@@ -39,6 +39,7 @@
 
 #include "context.h"
 #include "fileio.h"
+#include "install-plan.h"
 #include "install.h"
 #include "installed.h"
 #include "manifest.h"
@@ -99,11 +100,15 @@ static int finish_install(ToolContext *c, RpmDb *db, const RpmRecordEntry *e) {
                        (e->key && !(package.key = strdup(e->key)))))
                 r = -ENOMEM;
         if (r == 0 && !registered_as(c, e->name, &package)) {
-                r = rpm_register(c, &package);
-                if (r == 0)
+                _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+
+                r = rpm_register(c, &package, &plan);
+                if (r == 0) {
                         fprintf(c->err, "mssf-policy: %s %s registered, origin %s (finishing an "
                                 "interrupted rpm transaction)\n", e->name, e->version,
                                 e->origin ? e->origin : "unknown");
+                        install_note_effects(c, plan);
+                }
         }
         rpm_package_clear(&package);
         return r == 1 ? 0 : r;
@@ -204,10 +209,14 @@ static int finish_erase(ToolContext *c, RpmDb *db, const RpmRecordEntry *e) {
         if (r < 0)
                 return r;
         if (!installed.with_manifest) {
-                r = rpm_unregister(c, e->name, &done);
-                if (r == 0 && done)
+                _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+
+                r = rpm_unregister(c, e->name, &done, &plan);
+                if (r == 0 && done) {
                         fprintf(c->err, "mssf-policy: %s unregistered (finishing an interrupted "
                                 "rpm transaction)\n", e->name);
+                        install_note_effects(c, plan);
+                }
         }
         rpm_installed_clear(&installed);
         return r;

@@ -370,7 +370,7 @@ int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files
         return 0;
 }
 
-int rpm_register(ToolContext *c, const RpmPackage *package) {
+int rpm_register(ToolContext *c, const RpmPackage *package, InstallPlan **ret_plan) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
         int r;
@@ -384,10 +384,13 @@ int rpm_register(ToolContext *c, const RpmPackage *package) {
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
-        return install_run(c, plan);
+        r = install_run(c, plan);
+        if (r == 0 && ret_plan)
+                *ret_plan = TAKE_PTR(plan);
+        return r;
 }
 
-int rpm_unregister(ToolContext *c, const char *name, bool *ret_done) {
+int rpm_unregister(ToolContext *c, const char *name, bool *ret_done, InstallPlan **ret_plan) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
         Registration reg = {};
@@ -417,6 +420,8 @@ int rpm_unregister(ToolContext *c, const char *name, bool *ret_done) {
                 return 0;
         r = install_run(c, plan);
         *ret_done = r == 0;
+        if (r == 0 && ret_plan)
+                *ret_plan = TAKE_PTR(plan);
         return r;
 }
 

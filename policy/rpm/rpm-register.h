@@ -9,6 +9,7 @@
 #include "macro.h"
 
 typedef struct ToolContext ToolContext;
+typedef struct InstallPlan InstallPlan;
 
 /* A package version rpm installs, with the manifest it ships and the origin its signature gives. */
 typedef struct RpmPackage {
@@ -61,12 +62,18 @@ int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files
  * journalled): manifest copy, origin file (Package-Manager: rpm), labels,
  * reference hashes, rule files, kernel rules; policy.db and the bus are
  * left to the caller (c->defer_policy_db). Its files are checked again
- * where they now are. Takes the lock. 0, TOOL_E_*, or -errno.
+ * where they now are. Takes the lock. 0, TOOL_E_*, or -errno. On success
+ * *ret_plan (nullable) is the change made, for the caller to say what it
+ * did to other packages once it has said what it did to this one
+ * (install_note_effects()).
  */
-int rpm_register(ToolContext *c, const RpmPackage *package);
+int rpm_register(ToolContext *c, const RpmPackage *package, InstallPlan **ret_plan);
 
-/* Take name's registration away, if rpm made one (*ret_done: it did). Takes the lock. */
-int rpm_unregister(ToolContext *c, const char *name, bool *ret_done);
+/*
+ * Take name's registration away, if rpm made one (*ret_done: it did;
+ * *ret_plan, nullable, as for rpm_register()). Takes the lock.
+ */
+int rpm_unregister(ToolContext *c, const char *name, bool *ret_done, InstallPlan **ret_plan);
 
 /*
  * The manifest name ships, as rpm installed it (RPM_AEGIS_DIR NAME.aegis

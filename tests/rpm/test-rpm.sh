@@ -187,6 +187,16 @@ check "rpm --reinstall of the same version" 0 $?
 snap "$root" "$work/reinstalled"
 check "... leaves the state as it was" "" "$(LC_ALL=C comm -3 "$work/upgraded" "$work/reinstalled")"
 
+# What a change does to the other packages: one line each, as on the dpkg side.
+rpm_log "$root" "$work/erase-svc.log" -e rpm-svc
+check "rpm -e rpm-svc while rpm-app stays" 0 $?
+check_no_grep "rpm-app loses rpm-svc::Data" 'rpm-svc::Data' "$root/etc/smack/accesses.d/mssf-rpm-app"
+check_grep "... and rpm says so in one line" '^mssf-policy: rpm-app: revoked .*rpm-svc::Data' "$work/erase-svc.log"
+rpm_log "$root" "$work/install-svc.log" -i "$(rpmfile rpm-svc 1.1)"
+check "rpm -i rpm-svc 1.1 again" 0 $?
+check_grep "rpm-app gets rpm-svc::Data back" '^rpm-app rpm-svc::Data w' "$root/etc/smack/accesses.d/mssf-rpm-app"
+check_grep "... and rpm says so in one line" '^mssf-policy: rpm-app: granted .*rpm-svc::Data' "$work/install-svc.log"
+
 rpm_log "$root" "$work/erase.log" -e rpm-app rpm-svc
 check "rpm -e rpm-app rpm-svc" 0 $?
 snap "$root" "$work/erased"
