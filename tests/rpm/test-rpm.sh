@@ -314,6 +314,32 @@ check_grep "... with its file and line" 'rpm-origins.conf:2: error: Signed-By' "
 check "... nothing installed" "" "$(rpm --root "$root" -qa 'rpm-*')"
 cp "$work/origins.saved" "$root/etc/mssf/rpm-origins.conf"
 
+# ---- 8b. policy.db cannot be written at tsm_post: rpm has committed ----
+# A directory in policy.db's place makes compiling it fail after rpm wrote
+# its database: rpm must succeed, the package stay registered, the record
+# stay for the next command, which finishes it.
+rm -f "$root/var/lib/mssf/policy.db"
+mkdir -p "$root/var/lib/mssf/policy.db/in-the-way"
+rpm_log "$root" "$work/tsm-post.log" -i "$work/plain-system.rpm"
+check "policy.db unwritable at tsm_post: rpm still succeeds" 0 $?
+check "... the package is installed" rpm-plain-1.0-1.noarch "$(rpm --root "$root" -q rpm-plain)"
+check "... and registered" system "$(head -1 "$root/var/lib/mssf/origins/rpm-plain" 2>/dev/null)"
+check "... one line saying policy.db was not compiled" 1 \
+    "$(grep -c "policy.db was not compiled" "$work/tsm-post.log")"
+check "... the record stays" "$root/var/lib/mssf/lock.rpm" "$(ls "$root/var/lib/mssf/lock.rpm" 2>/dev/null)"
+mp "$root" verify >"$work/verify.log" 2>&1
+check "... verify reports the interrupted transaction (exit 1)" 1 $?
+check_grep "... saying what to run" "an rpm transaction was interrupted: run 'mssf-policy rpm recover" \
+    "$work/verify.log"
+rm -rf "$root/var/lib/mssf/policy.db"
+mp "$root" rpm recover >"$work/recover.log" 2>&1
+check "mssf-policy rpm recover" 0 $?
+check "... writes policy.db" yes "$([ -f "$root/var/lib/mssf/policy.db" ] && echo yes)"
+check "... and leaves no record" "" "$(ls "$root/var/lib/mssf/lock.rpm" 2>/dev/null)"
+mp "$root" verify >"$work/verify.log" 2>&1
+check "... verify: all as installed" 0 $?
+rpm --root "$root" -e rpm-plain >/dev/null 2>&1
+
 # ---- 9. dnf from a signed repository made with createrepo_c ----
 repo=$work/repo
 mkdir -p "$repo"
