@@ -39,6 +39,7 @@
 #include "model.h"
 #include "context.h"
 #include "verify.h"
+#include "package-db.h"
 #include "package-files.h"
 #include "registration.h"
 #include "safe-root.h"
