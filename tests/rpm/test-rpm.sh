@@ -119,7 +119,14 @@ for p in rpm-svc-1.0 rpm-svc-1.1 rpm-svc-1.2 rpm-app-1.0 rpm-bad-1.0 rpm-dup-1.0
     rpm-dirman-1.0 rpm-bigman-1.0; do
     sign system "$work/rpms/$p-1.noarch.rpm"
 done
-for p in rpm-sneaky rpm-stateful rpm-mapper; do
+# rpm's reserved MSSFDOMAIN tag (5039, which MeeGo's rpm read) saying
+# "system": rpmbuild cannot write it, a byte editor can (retag.py turns the
+# Vendor tag into it before the package is signed).
+pkg rpm-tagged 1.0 "$(sed s/rpm-plain/rpm-tagged/ "$plain" | aegis rpm-tagged)" /usr/bin/rpm-tagged
+sed -i 's/^Release: 1$/Release: 1\nVendor: system/' "$work/top/SPECS/rpm-tagged-1.0.spec"
+build "$work/top/SPECS/rpm-tagged-1.0.spec"
+/usr/bin/python3 "$here/retag.py" "$(rpmfile rpm-tagged 1.0)" 1011 5039 || fail_now "retag.py failed"
+for p in rpm-sneaky rpm-stateful rpm-mapper rpm-tagged; do
     sign other "$(rpmfile $p 1.0)"
 done
 
@@ -281,6 +288,12 @@ rpm_log "$root" "$work/sneaky.log" -i "$(rpmfile rpm-sneaky 1.0)"
 check "a scriptlet writing the origin file before the registration: unknown all the same" "0 -" \
     "$? $(head -1 "$root/var/lib/mssf/origins/rpm-sneaky" 2>/dev/null)"
 rpm --root "$root" -e rpm-sneaky >/dev/null 2>&1
+check "a package whose MSSFDOMAIN tag says system..." system \
+    "$(/usr/bin/python3 "$here/retag.py" --show "$(rpmfile rpm-tagged 1.0)" 5039)"
+rpm_log "$root" "$work/tagged.log" -i "$(rpmfile rpm-tagged 1.0)"
+check "... signed by a key rpm-origins.conf does not name: unknown all the same" "0 -" \
+    "$? $(head -1 "$root/var/lib/mssf/origins/rpm-tagged" 2>/dev/null)"
+rpm --root "$root" -e rpm-tagged >/dev/null 2>&1
 
 # ---- 7. around the plugin: --noplugins, --test ----
 rpm_log "$root" "$work/noplugins.log" -i --noplugins "$(rpmfile rpm-app 1.0)"
