@@ -126,6 +126,17 @@ pkg rpm-tagged 1.0 "$(sed s/rpm-plain/rpm-tagged/ "$plain" | aegis rpm-tagged)" 
 sed -i 's/^Release: 1$/Release: 1\nVendor: system/' "$work/top/SPECS/rpm-tagged-1.0.spec"
 build "$work/top/SPECS/rpm-tagged-1.0.spec"
 /usr/bin/python3 "$here/retag.py" "$(rpmfile rpm-tagged 1.0)" 1011 5039 || fail_now "retag.py failed"
+# A file signature for IMA (what `rpmsign --signfiles` adds; Debian 12's
+# rpmsign is built without it): retag.py turns the file's %lang, the
+# signature's hex, into the FILESIGNATURES tag; rpm's own ima plugin
+# writes it to security.ima (a version 2 signature header, as its plugin
+# wants one: 9 bytes at least, not all zero).
+imasig=030204aabbccdd000401020304
+x_install="install -D -m 755 $work/src/prog %{buildroot}/usr/bin/rpm-imasig-signed" \
+    x_files="%lang($imasig) /usr/bin/rpm-imasig-signed" \
+    pkg rpm-imasig 1.0 "$(sed s/rpm-plain/rpm-imasig/ "$plain" | aegis rpm-imasig)" /usr/bin/rpm-imasig
+/usr/bin/python3 "$here/retag.py" "$(rpmfile rpm-imasig 1.0)" 1097 5090 || fail_now "retag.py failed"
+sign system "$(rpmfile rpm-imasig 1.0)"
 for p in rpm-sneaky rpm-stateful rpm-mapper rpm-tagged; do
     sign other "$(rpmfile $p 1.0)"
 done
@@ -211,6 +222,21 @@ check "... and everything is as before the install (manifest copies, origins, la
     "" "$(LC_ALL=C comm -3 "$work/base" "$work/erased" | grep -v 'policydb' | head -20)"
 mp "$root" dump >"$work/dump" 2>&1
 check_no_grep "policy.db no longer has rpm-svc's bus name" 'RpmSvc' "$work/dump"
+
+# ---- 2b. IMA: a file rpm carries a signature for is rpm's ----
+ima_plugin=/usr/lib/x86_64-linux-gnu/rpm-plugins/ima.so
+ln -sf "$ima_plugin" "$work/plugins/ima.so"
+rpm_log "$root" "$work/imasig.log" -i --define '__transaction_ima %{__plugindir}/ima.so' \
+    "$(rpmfile rpm-imasig 1.0)"
+check "rpm -i a package with a file signature, rpm's ima plugin on" 0 $?
+check "the signed file keeps the signature rpm's ima plugin wrote" "0x$imasig" \
+    "$(getfattr --absolute-names -n security.ima -e hex "$root/usr/bin/rpm-imasig-signed" 2>/dev/null | sed -n 's/^security.ima=//p')"
+check "the other file gets its reference hash" 0x0404 \
+    "$(getfattr --absolute-names -n security.ima -e hex "$root/usr/bin/rpm-imasig" 2>/dev/null | sed -n 's/^security.ima=//p' | cut -c1-6)"
+mp "$root" verify >"$work/verify.log" 2>&1
+check "verify does not judge rpm's signature (exit 0)" 0 $?
+rpm --root "$root" -e rpm-imasig >/dev/null 2>&1
+rm -f "$work/plugins/ima.so"
 
 # ---- 3. two packages in one transaction, one bad ----
 snap "$root" "$work/before"
