@@ -120,6 +120,7 @@ typedef struct Element {
         RpmStrings targets;             /* (checked) its binaries, canonical */
         RpmStrings labelled;            /* those labelled through their descriptor */
         RpmStrings said;                /* the lines already printed about it, not said twice */
+        bool findings_wait;             /* judged findings about its manifest left to tsm_post */
 } Element;
 
 typedef struct Plugin {
@@ -204,14 +205,24 @@ static void context_done(ToolContext *c, ToolPaths *paths) {
  * Errors, and the warnings of focus (nullable) or of no file: another
  * package's are not this one's. A line said (nullable) already holds is
  * not said again (what the check said, when the registration says it too).
+ * Findings judged against the other packages (Diagnostic.judged: a token
+ * no installed package provides yet) may stop being true before the
+ * transaction ends, when a later element brings the provider: with
+ * wait (nullable) they are not said but *wait is set, for tsm_post to
+ * judge them again (print_waiting()), as dpkg's trigger does.
  */
-static void print_diagnostics(const Diagnostics *diag, const char *focus, RpmStrings *said) {
+static void print_diagnostics_waiting(const Diagnostics *diag, const char *focus, RpmStrings *said,
+                                      bool *wait) {
         for (size_t i = 0; diag && i < diag->n_items; i++) {
                 const Diagnostic *d = diag->items[i];
                 _cleanup_free_ char *line = NULL;
 
                 if (d->severity != DIAGNOSTIC_ERROR && d->file && (!focus || strcmp(d->file, focus) != 0))
                         continue;
+                if (wait && d->severity != DIAGNOSTIC_ERROR && d->judged) {
+                        *wait = true;
+                        continue;
+                }
                 if (diagnostic_format(d, &line) < 0 || (said && rpm_strings_has(said, line)))
                         continue;
                 fprintf(stderr, "%s\n", line);
@@ -219,6 +230,10 @@ static void print_diagnostics(const Diagnostics *diag, const char *focus, RpmStr
                         (void) rpm_strings_add(said, line);
         }
         fflush(stderr);
+}
+
+static void print_diagnostics(const Diagnostics *diag, const char *focus, RpmStrings *said) {
+        print_diagnostics_waiting(diag, focus, said, NULL);
 }
 
 static void print_error(int r, const char *what) {
@@ -573,7 +588,8 @@ static rpmRC on_manifest(Plugin *p, Element *e, int fd, const char *path, const 
         rpm_db_set_element(p->db, e->te);
         r = rpm_register_check(&c, &e->package, files, &e->targets);
         rpm_db_set_element(p->db, NULL);
-        print_diagnostics(c.diag, dest, &e->said);
+        /* A refused manifest is not judged again: all is said now. */
+        print_diagnostics_waiting(c.diag, dest, &e->said, r == 0 ? &e->findings_wait : NULL);
         print_error(r, "cannot check the manifest");
         context_done(&c, &p->inside);
         if (r != 0) {
@@ -703,6 +719,7 @@ static void post_install(Plugin *p, Element *e, int res) {
 
         if (res != 0) {
                 /* rpm failed the element: what it wrote is gone, or is no registered package's. */
+                e->findings_wait = false;
                 unlabel_all(p, e);
                 return element_done(p, e, package->name);
         }
@@ -713,7 +730,10 @@ static void post_install(Plugin *p, Element *e, int res) {
         rpm_db_set_element(p->db, e->te);
         r = rpm_register(&c, package, &plan);
         rpm_db_set_element(p->db, NULL);
-        print_diagnostics(c.diag, package->manifest_path, &e->said);
+        if (r != 0)
+                e->findings_wait = false;
+        print_diagnostics_waiting(c.diag, package->manifest_path, &e->said,
+                                  r == 0 ? &e->findings_wait : NULL);
         if (r != 0) {
                 print_error(r, "cannot register");
                 fprintf(stderr, "mssf-policy: %s %s is installed but not registered: its "
@@ -792,6 +812,38 @@ static rpmRC mssf_psm_post(rpmPlugin plugin, rpmte te, int res) {
 
 /* ---- tsm_post: policy.db, once ----------------------------------------- */
 
+/*
+ * The findings left to the transaction's end, judged again by the compile
+ * against the whole installed set: of each element whose findings wait,
+ * what still holds, named by the manifest it shipped (the installed copy
+ * has its bytes: the same lines and columns).
+ */
+static void print_waiting(Plugin *p, const ToolContext *c) {
+        for (size_t i = 0; i < p->n_elements; i++) {
+                Element *e = p->elements[i];
+                _cleanup_free_ char *installed = NULL;
+
+                if (!e->findings_wait || !e->package.name || !e->package.manifest_path)
+                        continue;
+                installed = installed_manifest_path(&c->paths, e->package.name);
+                if (!installed)
+                        return;
+                for (size_t j = 0; c->diag && j < c->diag->n_items; j++) {
+                        Diagnostic shown = *c->diag->items[j];
+                        _cleanup_free_ char *line = NULL;
+
+                        if (shown.severity == DIAGNOSTIC_ERROR || !shown.judged || !shown.file ||
+                            strcmp(shown.file, installed) != 0)
+                                continue;
+                        shown.file = e->package.manifest_path;
+                        if (diagnostic_format(&shown, &line) < 0 || rpm_strings_has(&e->said, line))
+                                continue;
+                        fprintf(stderr, "%s\n", line);
+                        (void) rpm_strings_add(&e->said, line);
+                }
+        }
+}
+
 static rpmRC mssf_tsm_post(rpmPlugin plugin, rpmts ts, int res) {
         Plugin *p = rpmPluginGetData(plugin);
         ToolContext c;
@@ -809,6 +861,7 @@ static rpmRC mssf_tsm_post(rpmPlugin plugin, rpmts ts, int res) {
         if (r == 0) {
                 r = install_compile(&c, NULL, true, &written);
                 print_diagnostics(c.diag, NULL, NULL);
+                print_waiting(p, &c);
                 context_done(&c, &p->outside);
         }
         fault("tsm_post_done");

@@ -184,6 +184,8 @@ check "every file of rpm-svc has its reference hash" "2" \
 mp "$root" dump >"$work/dump" 2>&1
 check_grep "policy.db has rpm-svc's bus name" 'org\.mssf\.test\.RpmSvc' "$work/dump"
 check "policy.db compiled once for the two packages" 1 "$(grep -c 'policy.db compiled' "$work/install.log")"
+check_no_grep "rpm-app's token, provided by rpm-svc in the same transaction, is not reported missing" \
+    'rpm-svc::Data is not granted' "$work/install.log"
 check "no record is left" "" "$(ls "$root/var/lib/mssf/lock.rpm" 2>/dev/null)"
 mp "$root" verify >"$work/verify.log" 2>&1
 check "mssf-policy verify: all as installed" 0 $?
@@ -222,6 +224,12 @@ check "... and everything is as before the install (manifest copies, origins, la
     "" "$(LC_ALL=C comm -3 "$work/base" "$work/erased" | grep -v 'policydb' | head -20)"
 mp "$root" dump >"$work/dump" 2>&1
 check_no_grep "policy.db no longer has rpm-svc's bus name" 'RpmSvc' "$work/dump"
+rpm_log "$root" "$work/app-alone.log" -i "$(rpmfile rpm-app 1.0)"
+check "rpm -i rpm-app without its provider" 0 $?
+check "... the missing token reported once, at the transaction's end, at its line and column" \
+    "mssf-policy: rpm-app 1.0-1.noarch registered/usr/share/mssf/aegis/rpm-app.aegis:3:5: warning: rpm-svc::Data is not granted" \
+    "$(grep -e 'rpm-svc::Data is not granted' -e 'registered' "$work/app-alone.log" | sed 's/, origin.*//; s/ to rpm-app.*//' | tr -d '\n')"
+rpm --root "$root" -e rpm-app >/dev/null 2>&1
 
 # ---- 2b. IMA: a file rpm carries a signature for is rpm's ----
 ima_plugin=/usr/lib/x86_64-linux-gnu/rpm-plugins/ima.so
