@@ -97,6 +97,7 @@ EOF
 (echo System >/proc/self/attr/current &&
     exec "$broker" --config-file="$work/bus.conf" --policy="$root/var/lib/mssf/policy.db" --nofork \
         --print-address) >"$work/bus.out" 2>"$work/bus.log" &
+bus_pid=$!
 pids="$pids $!"
 i=0
 while [ ! -S "$root/run/dbus/system_bus_socket" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
@@ -139,6 +140,20 @@ check "the service's Cellular too" 0 "$(access rpm-ksvc Cellular w)"
 check "the app's reach to the service is gone" 0 "$(access rpm-kapp rpm-ksvc w)"
 check "the bus reloaded: Guarded is no longer guarded" "reply guarded" "$(call rpm-kother Guarded)"
 check "nothing registered" "" "$(find "$root/var/lib/mssf/manifests" "$root/etc/smack/accesses.d" -type f ! -name ".*" 2>/dev/null)"
+
+# ---- a bus that does not answer: rpm does not wait for it ----
+kill -STOP "$bus_pid"
+start=$(date +%s)
+rpm_device -i "/host$work/rpms/rpm-ksvc-1.0-1.noarch.rpm" >"$work/stopped.log"
+end=$(date +%s)
+kill -CONT "$bus_pid"
+check "rpm -i with the bus stopped" rpm-ksvc-1.0-1.noarch "$(inroot rpm -q rpm-ksvc)"
+check "... returns without the bus (under 15 s here; the plugin waits 2 s)" yes \
+    "$([ $((end - start)) -lt 15 ] && echo yes)"
+check_grep "... with one warning" 'warning: the system bus did not answer within 2 s' "$work/stopped.log"
+check "... and the kernel has the service's rules all the same" 1 "$(access rpm-ksvc Cellular w)"
+rpm_device -e rpm-ksvc >>"$work/erase.log"
+check "rpm -e once the bus is back" "" "$(inroot rpm -qa 'rpm-k*')"
 
 if [ "$failures" != 0 ]; then
     sed 's/^/# install: /' "$work/install.log"
