@@ -29,8 +29,8 @@ typedef struct PackageClaim {
 void package_claims_clear(PackageClaim *claims, size_t n);
 
 /*
- * A package manager's database, read only: dpkg's (deb/dpkg-db.c), and
- * later rpm's. The install path (package-files.c, integrity.c) asks only
+ * A package manager's database, read only: dpkg's (deb/dpkg-db.c) and
+ * rpm's (rpm/rpm-db.c). The install path (package-files.c, integrity.c) asks only
  * through these operations, so it never knows which one runs it; the
  * command that starts a change (mssf-policy's own, or dpkg's) chooses.
  * Everything it answers comes from packages, and is treated so.
@@ -63,6 +63,15 @@ typedef struct PackageDbOps {
         int (*check_contents)(const PackageDb *db, const char *package, const char *const *names,
                               const char *const *paths, const FileDigests *digests, size_t n,
                               bool *bad, Diagnostics *diag);
+        /*
+         * (nullable: none) Which of package's n files (as the package names
+         * them, and canonical) get a security.ima from the package manager
+         * itself (rpm's ima plugin writes the file signature a package
+         * carries): managed[i] set for those (zeroed by the caller), which
+         * are left alone. 0, or -errno.
+         */
+        int (*ima_managed)(const PackageDb *db, const char *package, const char *const *names,
+                           const char *const *paths, size_t n, bool *managed);
         void (*free)(PackageDb *db);
 } PackageDbOps;
 

@@ -450,6 +450,21 @@ int install_run(ToolContext *c, InstallPlan *plan) {
         return run_plan(c, plan, true);
 }
 
+int install_check(ToolContext *c, InstallPlan *plan) {
+        PolicyCompileError error = {};
+        int r;
+
+        r = policy_set_resolve(plan->set, c->diag);
+        if (r < 0)
+                return r;
+        r = policy_compile(plan->set, &plan->policy_data, &plan->policy_size, &error);
+        if (r > 0)
+                return report_compile_error(c, r, &error);
+        if (r < 0)
+                return r;
+        return install_plan_rules(plan, &c->paths, c->diag);
+}
+
 /* The lock, and the state an interrupted run left put right. */
 int install_lock(ToolContext *c, int *ret_lock) {
         _cleanup_close_ int lock = -1;

@@ -30,6 +30,16 @@ int install_run(ToolContext *c, InstallPlan *plan);
 void install_note_effects(ToolContext *c, const InstallPlan *plan);
 
 /*
+ * With the lock held and plan loaded: what install_run() checks before
+ * it changes anything but the package's files, which a package manager
+ * that asks before it has written them (rpm's plugin) checks its own way:
+ * grants resolved, policy.db compiled and every rule file generated, in
+ * memory. 0, a TOOL_E_* code (diagnostics say why), or -errno. The plan
+ * is spent: a change runs a new one.
+ */
+int install_check(ToolContext *c, InstallPlan *plan);
+
+/*
  * Compile every installed manifest into output (NULL: policy.db, under
  * the lock, then tell the bus). With if_changed, a file that already holds
  * the same bytes is left alone and the bus is not told. *ret_written

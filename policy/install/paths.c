@@ -50,7 +50,7 @@ static int path_for(const ToolPathOptions *options, const char *root, ToolPathKi
                     char **ret) {
         const char *given = nonempty(options->paths[kind]);
 
-        if (!given)
+        if (!given && !options->ignore_environment)
                 given = nonempty(getenv(path_table[kind].env));
         if (given)
                 *ret = strdup(given);
@@ -64,7 +64,7 @@ static int path_for(const ToolPathOptions *options, const char *root, ToolPathKi
 static int smackfs_for(ToolPaths *paths, const ToolPathOptions *options) {
         const char *given = nonempty(options->paths[TOOL_PATH_SMACKFS]);
 
-        if (!given)
+        if (!given && !options->ignore_environment)
                 given = nonempty(getenv(path_table[TOOL_PATH_SMACKFS].env));
         if (options->no_kernel)
                 return 0;
@@ -83,7 +83,7 @@ int tool_paths_init(ToolPaths *paths, const ToolPathOptions *options) {
         int r;
 
         *paths = (ToolPaths) {};
-        if (!root)
+        if (!root && !options->ignore_environment)
                 root = nonempty(getenv("MSSF_ROOT"));
         if (root) {
                 paths->root = strdup(root);

@@ -52,6 +52,9 @@ typedef struct ToolPathOptions {
         const char *paths[_TOOL_PATH_MAX];
         bool no_reload;
         bool no_kernel;
+        /* Take nothing from the environment (MSSF_ROOT, MSSF_*): rpm's
+         * plugin, whose environment is whoever runs rpm or dnf. */
+        bool ignore_environment;
 } ToolPathOptions;
 
 /* The option name ("manifest-dir") and environment variable of a kind. */

@@ -2,10 +2,11 @@
  * The origin file of an installed package (registration.h has the
  * format). The first line alone is what `mssf-policy install --origin`
  * always wrote, so older files read the same; the fields after it are
- * written only by `mssf-policy dpkg configure`. The file is ours (root's,
- * under /var/lib/mssf), but it is still parsed strictly: a file we cannot
- * read is refused, never taken as "no origin" silently, because the
- * origin decides what a package may be granted.
+ * written only by `mssf-policy dpkg configure` and rpm's plugin. The
+ * file is ours (root's, under /var/lib/mssf), but it is still parsed
+ * strictly: a file we cannot read is refused, never taken as "no
+ * origin" silently, because the origin decides what a package may be
+ * granted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,11 +24,17 @@ void registration_clear(Registration *reg) {
         free(reg->manifest_sha256);
         free(reg->repository);
         free(reg->unpacked);
+        free(reg->package_manager);
         *reg = (Registration) {};
 }
 
 bool registration_from_dpkg(const Registration *reg) {
-        return reg->version != NULL;
+        return reg->version != NULL && !reg->package_manager;
+}
+
+bool registration_from_rpm(const Registration *reg) {
+        return reg->version != NULL && reg->package_manager &&
+               strcmp(reg->package_manager, "rpm") == 0;
 }
 
 /* One value: printable, one line. */
@@ -52,6 +59,7 @@ static int take(const Deb822Paragraph *p, const char *name, char **ret) {
 static int fields_of(const Deb822Paragraph *p, void *userdata) {
         static const char *const known[] = {
                 "Version", "Architecture", "Manifest-SHA256", "Repository", "Unpacked",
+                "Package-Manager",
         };
         Registration *reg = userdata;
         int r;
@@ -75,6 +83,10 @@ static int fields_of(const Deb822Paragraph *p, void *userdata) {
                 r = take(p, "Repository", &reg->repository);
         if (r == 0)
                 r = take(p, "Unpacked", &reg->unpacked);
+        if (r == 0)
+                r = take(p, "Package-Manager", &reg->package_manager);
+        if (r == 0 && reg->package_manager && strcmp(reg->package_manager, "rpm") != 0)
+                r = REGISTRATION_E_INVALID;
         if (r == 0 && (!reg->version || !reg->architecture || !reg->manifest_sha256))
                 r = REGISTRATION_E_INVALID;
         return r;
@@ -128,6 +140,8 @@ int registration_format(const Registration *reg, char **ret) {
                         fprintf(f, "Repository: %s\n", reg->repository);
                 if (reg->unpacked)
                         fprintf(f, "Unpacked: %s\n", reg->unpacked);
+                if (reg->package_manager)
+                        fprintf(f, "Package-Manager: %s\n", reg->package_manager);
         }
         if (fclose(f) != 0)
                 return -ENOMEM;

@@ -26,6 +26,11 @@
  * dpkg included, must prove its origin again (docs/packaging.md).
  * Registrations written before Unpacked existed lack it: theirs is
  * proven again too.
+ *
+ * A package rpm installed (policy/rpm) has the same first four fields
+ * (Version is rpm's EPOCH:VERSION-RELEASE, Repository says which key
+ * signed it) and "Package-Manager: rpm"; without that field a
+ * registration with a Version is dpkg's.
  */
 typedef struct Registration {
         char *origin;                   /* (nullable) unknown */
@@ -34,6 +39,7 @@ typedef struct Registration {
         char *manifest_sha256;          /* (nullable) */
         char *repository;               /* (nullable) how the origin was established */
         char *unpacked;                 /* (nullable) which unpack, as above */
+        char *package_manager;          /* (nullable) "rpm"; NULL: dpkg's, when it has a version */
 } Registration;
 
 enum {
@@ -44,6 +50,8 @@ enum {
 int registration_parse(const char *text, size_t size, Registration *ret);
 /* The file's text: 0 or -ENOMEM. */
 int registration_format(const Registration *reg, char **ret);
-/* Whether the package was registered by dpkg (it has a version). */
+/* Whether the package was registered by dpkg (it has a version, and no other package manager). */
 bool registration_from_dpkg(const Registration *reg);
+/* Whether rpm registered it (policy/rpm). */
+bool registration_from_rpm(const Registration *reg);
 void registration_clear(Registration *reg);

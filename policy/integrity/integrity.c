@@ -109,8 +109,34 @@ static int hash_file(const SafeRoot *root, const PackageFile *file, FileDigests 
         return 0;
 }
 
+int integrity_managed_files(const PackageDb *db, const char *package_name,
+                            const PackageFiles *files, bool **ret) {
+        _cleanup_free_ const char **names = NULL, **paths = NULL;
+        _cleanup_free_ bool *managed = NULL;
+        int r;
+
+        *ret = NULL;
+        if (!db || !db->ops->ima_managed || !files || files->n_files == 0)
+                return 0;
+        names = calloc(files->n_files, sizeof(*names));
+        paths = calloc(files->n_files, sizeof(*paths));
+        managed = calloc(files->n_files, sizeof(*managed));
+        if (!names || !paths || !managed)
+                return -ENOMEM;
+        for (size_t i = 0; i < files->n_files; i++) {
+                names[i] = files->files[i].name;
+                paths[i] = files->files[i].path;
+        }
+        r = db->ops->ima_managed(db, package_name, names, paths, files->n_files, managed);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(managed);
+        return 0;
+}
+
 /*
- * Hash every file of files, have the package manager check each against
+ * Hash every file of files but those whose security.ima the package
+ * manager writes itself, have the package manager check each against
  * what it recorded at unpack (db nullable: nothing recorded), and add
  * them to plan.
  */
@@ -119,25 +145,34 @@ static int plan_hashes(IntegrityPlan *plan, const SafeRoot *root, const PackageD
         _cleanup_free_ FileDigests *digests = calloc(files->n_files + 1, sizeof(*digests));
         _cleanup_free_ const char **names = calloc(files->n_files + 1, sizeof(*names));
         _cleanup_free_ const char **paths = calloc(files->n_files + 1, sizeof(*paths));
+        _cleanup_free_ const PackageFile **hashed = calloc(files->n_files + 1, sizeof(*hashed));
         _cleanup_free_ bool *bad = calloc(files->n_files + 1, sizeof(*bad));
+        _cleanup_free_ bool *managed = NULL;
+        size_t n = 0;
         int r, result = 0;
 
-        if (!digests || !names || !paths || !bad)
+        if (!digests || !names || !paths || !hashed || !bad)
                 return -ENOMEM;
+        r = integrity_managed_files(db, package_name, files, &managed);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < files->n_files; i++) {
-                r = hash_file(root, &files->files[i], &digests[i], diag);
+                if (managed && managed[i])
+                        continue;
+                r = hash_file(root, &files->files[i], &digests[n], diag);
                 if (r != 0)
                         return r;
-                names[i] = files->files[i].name;
-                paths[i] = files->files[i].path;
+                hashed[n] = &files->files[i];
+                names[n] = files->files[i].name;
+                paths[n] = files->files[i].path;
+                n++;
         }
-        if (db && files->n_files > 0) {
-                r = db->ops->check_contents(db, package_name, names, paths, digests, files->n_files,
-                                            bad, diag);
+        if (db && n > 0) {
+                r = db->ops->check_contents(db, package_name, names, paths, digests, n, bad, diag);
                 if (r < 0)
                         return r;
         }
-        for (size_t i = 0; i < files->n_files; i++) {
+        for (size_t i = 0; i < n; i++) {
                 uint8_t value[IMA_VALUE_SIZE] = { IMA_XATTR_DIGEST_NG, IMA_HASH_ALGO_SHA256 };
 
                 if (bad[i]) {
@@ -145,8 +180,7 @@ static int plan_hashes(IntegrityPlan *plan, const SafeRoot *root, const PackageD
                         continue;
                 }
                 memcpy(value + 2, digests[i].sha256, DIGEST_SHA256_SIZE);
-                r = plan_add(plan, root, files->files[i].path, &files->files[i].st, value,
-                             IMA_VALUE_SIZE);
+                r = plan_add(plan, root, hashed[i]->path, &hashed[i]->st, value, IMA_VALUE_SIZE);
                 if (r < 0)
                         return r;
         }
@@ -157,20 +191,29 @@ int integrity_plan_new(const SafeRoot *root, const PackageDb *db, const char *pa
                        const PackageFiles *old_files, const PackageFiles *new_files,
                        Diagnostics *diag, IntegrityPlan **ret) {
         _cleanup_(integrity_plan_freep) IntegrityPlan *plan = calloc(1, sizeof(*plan));
-        int r = 0;
+        _cleanup_free_ bool *managed = NULL;
+        int r = 0, refused = 0;
 
         if (!plan)
                 return -ENOMEM;
         if (new_files)
                 r = plan_hashes(plan, root, db, package_name, new_files, diag);
+        if (r < 0)
+                return r;
+        /* Kept apart: planning the removals must not clear a refusal. */
+        refused = r;
+        /* A file whose security.ima the package manager wrote keeps it. */
+        r = integrity_managed_files(db, package_name, old_files, &managed);
         for (size_t i = 0; r >= 0 && old_files && i < old_files->n_files; i++) {
                 const PackageFile *file = &old_files->files[i];
 
-                if (!package_files_find(new_files, file->path))
+                if (!package_files_find(new_files, file->path) && !(managed && managed[i]))
                         r = plan_add(plan, root, file->path, &file->st, NULL, 0);
         }
-        if (r != 0)
+        if (r < 0)
                 return r;
+        if (refused != 0)
+                return refused;
         *ret = TAKE_PTR(plan);
         return 0;
 }

@@ -52,8 +52,18 @@ enum {
 };
 
 /*
+ * Which of files (nullable) the package manager gives a security.ima of
+ * its own (package-db.h: ima_managed, db nullable): *ret, one flag per
+ * file (allocated; NULL when none is), or -errno. mssf-policy neither
+ * writes nor removes nor verifies theirs.
+ */
+int integrity_managed_files(const PackageDb *db, const char *package_name,
+                            const PackageFiles *files, bool **ret);
+
+/*
  * What the change does to security.ima: new_files' files (nullable:
- * removed) get their hash, each checked against what the package manager
+ * removed) get their hash (but those the package manager gives one of
+ * its own), each checked against what the package manager
  * (db, nullable: none) recorded of package_name's files (a mismatch is
  * INTEGRITY_E_INVALID with the record's "FILE:LINE: ..." in diag, dpkg's
  * md5sums); files only old_files (nullable) had lose

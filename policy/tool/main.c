@@ -23,6 +23,9 @@
 #include "install.h"
 #include "explain.h"
 #include "scaffold.h"
+#if MSSF_HAVE_RPM
+#include "rpm-recover.h"
+#endif
 
 #define EXIT_USAGE 2
 
@@ -75,6 +78,7 @@ static const char usage_text[] =
         "                                          what the service offers that MANIFEST does not cover\n"
         "  dpkg configure|remove|purge PACKAGE     maintainer scripts (dh_mssf); dpkg triggered\n"
         "  apt-hook                                apt's DPkg::Pre-Install-Pkgs (version 3 on stdin)\n"
+        "  rpm recover                             finish what a killed rpm transaction left\n"
         "options of every command: --root DIR, --manifest-dir DIR, --origin-dir DIR,\n"
         "  --policy-db FILE, --rules-dir DIR, --device-policy FILE, --lock-file FILE,\n"
         "  --smackfs DIR, --aegis-dir DIR, --apt-origin-dir DIR, --repositories FILE,\n"
@@ -207,6 +211,18 @@ static int run_dpkg(ToolContext *c, const Arguments *args) {
         return r == -EINVAL ? usage_error("dpkg: unknown action") : r;
 }
 
+static int run_rpm(ToolContext *c, const Arguments *args) {
+        if (args->n_positional != 1 || strcmp(args->positional[0], "recover") != 0)
+                return usage_error("rpm needs recover");
+#if MSSF_HAVE_RPM
+        return tool_rpm_recover(c);
+#else
+        diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0, "this mssf-policy was built "
+                        "without the RPM side (meson -Drpm=enabled)");
+        return TOOL_E_INVALID;
+#endif
+}
+
 static int run_command(ToolContext *c, const char *command, const Arguments *args) {
         char *const *p = args->positional;
         int r;
@@ -246,6 +262,8 @@ static int run_command(ToolContext *c, const char *command, const Arguments *arg
         }
         if (strcmp(command, "dpkg") == 0)
                 return run_dpkg(c, args);
+        if (strcmp(command, "rpm") == 0)
+                return run_rpm(c, args);
         if (strcmp(command, "apt-hook") == 0) {
                 r = want_positional(args, 0, "apt-hook reads apt's package list on stdin");
                 return r != 0 ? r : tool_apt_hook(c, stdin);

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Installs the build into a temporary DESTDIR and checks the layout that
 # Debian's dbus and systemd expect, then runs systemd-analyze verify on the
-# installed units.
-#   test-install.sh BUILD_DIR PREFIX
+# installed units. With the RPM side built, also where rpm looks for its
+# plugin and macros (rpm loads plugins only from its %{__plugindir}).
+#   test-install.sh BUILD_DIR PREFIX [RPM_PLUGINDIR RPM_MACROSDIR]
 set -eu
 build=$1
 prefix=$2
+rpm_plugindir=${3:-}
+rpm_macrosdir=${4:-}
 dest=$(mktemp -d /tmp/mssf-install-XXXXXX)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
@@ -56,6 +59,21 @@ grep -q "^ExecStart=$prefix/libexec/mssf-keyd\$" "${keyd_unit:-/dev/null}" ||
     { echo "mssf-keyd.service does not run $prefix/libexec/mssf-keyd"; fail=1; }
 grep -q "^Exec=$prefix/libexec/mssf-keyd\$" "$root/share/dbus-1/system-services/org.mssf.Keys1.service" ||
     { echo "org.mssf.Keys1.service does not start $prefix/libexec/mssf-keyd"; fail=1; }
+if [ -n "$rpm_plugindir" ]; then
+    expect "$dest$rpm_plugindir/mssf.so"
+    expect "$dest$rpm_macrosdir/macros.mssf"
+    expect "$dest$rpm_macrosdir/macros.transaction_mssf"
+    expect "$root/share/man/man5/macros.mssf.5"
+    expect "$root/share/man/man5/mssf-rpm-origins.conf.5"
+    # rpm looks the hook table up by the plugin's name; nothing else of
+    # mssf-policy's may be visible to rpm, dnf or the other plugins.
+    if [ -e "$dest$rpm_plugindir/mssf.so" ]; then
+        exported=$(nm -D --defined-only "$dest$rpm_plugindir/mssf.so" | awk '$2 != "A" { print $3 }')
+        [ "$exported" = mssf_hooks ] || { echo "mssf.so exports more than mssf_hooks:" $exported; fail=1; }
+    fi
+    grep -q '^%__transaction_mssf %{__plugindir}/mssf.so$' "$dest$rpm_macrosdir/macros.transaction_mssf" 2>/dev/null \
+        || { echo "macros.transaction_mssf does not enable %{__plugindir}/mssf.so"; fail=1; }
+fi
 # The units run what was installed, with Debian's dbus.service arguments.
 grep -q "^ExecStart=$prefix/bin/mssf-broker --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only\$" "$units" \
     || { echo "unexpected ExecStart in the system unit"; fail=1; }
