@@ -82,7 +82,7 @@ root=$work/root
 mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
 touch "$root/var/lib/dpkg/status"
 # Chrootless scripts run on this host: the maintainer scripts that call
-# mssf-policy --root find the one just unpacked into the root, as they
+# mssf-policy dpkg --root find the one just unpacked into the root, as they
 # would find the installed one on a device.
 if ! PATH="$root/usr/bin:$PATH" dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
         --log=/dev/null -i "$work"/mssf-broker_*_amd64.deb "$work"/mssf-policy_*_amd64.deb \
