@@ -83,6 +83,23 @@ master_from_tpm() {
     grep -q '^mode tpm$' $keyd_state/root.state && ok "the root's state on the disk: sealed by the TPM" ||
         not_ok "$keyd_state/root.state is not a TPM-sealed root"
 }
+# The package's udev rule (keyd/60-mssf-keyd.rules) against the node this
+# kernel makes for the TPM's resource manager: it matches and labels it
+# for the service. udevadm test runs the rules as udevd would; Smack is
+# not this kernel's active LSM, so the label itself is not written.
+udev_rule() {
+    local rules out
+    rules=$(cd "$(dirname "$0")/../../keyd" && pwd)/60-mssf-keyd.rules
+    mkdir -p /run/udev/rules.d && cp "$rules" /run/udev/rules.d/ ||
+        { not_ok "cannot put $rules in /run/udev/rules.d"; return; }
+    out=$(udevadm test --action=add /sys/class/tpmrm/tpmrm0 2>&1)
+    if echo "$out" | grep -Eq '60-mssf-keyd\.rules:[0-9]+ SECLABEL\{smack\}=.mssf-keyd.$'; then
+        ok "the package's udev rule labels /dev/tpmrm0 mssf-keyd"
+    else
+        not_ok "the package's udev rule does not label /dev/tpmrm0: $(echo "$out" | grep -iE 'keyd|seclabel|error' | head -n 20)"
+    fi
+    rm -f /run/udev/rules.d/60-mssf-keyd.rules
+}
 # Once EVM has its key, the master may go: while it is in the keyring root can read it back.
 drop_master() {
     [ -n "$keyd" ] || return 0
@@ -161,6 +178,7 @@ export DPKG_ADMINDIR=$state/dpkg
 mkdir -p /mnt/keys
 if [ -n "$keyd" ]; then
     master_from_tpm "the master key: derived from a root the TPM seals at this first start (mssf-keyd), added as kmk"
+    udev_rule
 else
     expect_run "a user master key (the chipset's stand-in) is added" 0 \
         sh -c 'head -c 32 /dev/urandom > /tmp/kmk.bin && keyctl padd user kmk @u < /tmp/kmk.bin'
