@@ -44,6 +44,15 @@
  *    caller), or, with Smack, one whose label may send to the asker's
  *    ("w": one that could call it, as the holders of its tokens can; so a
  *    service may also check a subscriber before a unicast signal).
+ * The one exception to the first rule is the device policy's to make:
+ * a label on its "checkany" lines (docs/manifest.md; the key service's,
+ * and never by default) may ask about its callers for any token, since
+ * it keys a caller's data by whatever token the caller names and must
+ * ask whether the caller holds it. The connection's own Smack label
+ * decides, not the names it serves, so a helper serving the key
+ * service's name through <owner label> does not inherit the right; the
+ * second rule (only about its callers and those that may send to it)
+ * still holds for it.
  * About itself it may ask for any token: the answer is its own. A
  * question outside these gets AccessDenied, the same error and the same
  * words whichever rule refused ("not its to ask"); not "false": "false"
@@ -213,6 +222,11 @@ static int driver_mssf_serves(const DriverMssfAsker *asker, const char *label, b
         *ret = false;
         if (!asker->db)
                 return 0;
+        if (asker->peer->security.mssf.label &&
+            policy_db_is_checkany_label(asker->db, asker->peer->security.mssf.label->text)) {
+                *ret = true;
+                return 0;
+        }
         if (!policy_db_knows_declarers(asker->db))
                 return driver_fail(error, BUS_ERROR_MSSF_POLICY_OUTDATED,
                                    "The compiled policy predates the record of what each package provides and guards, so the bus cannot tell whether %s is connection \"%s\"'s to ask about another connection: run 'mssf-policy compile'",
@@ -358,7 +372,9 @@ const char driver_mssf_xml_check_token[] =
         "      about a connection waiting for its reply (its caller), and with\n"
         "      Smack about one whose label may send to the asker's, only for a\n"
         "      token its package provides or guards (decided first, from its own\n"
-        "      manifest). Anything else is AccessDenied, in the same words.\n"
+        "      manifest; a label the device policy names on a checkany line, the\n"
+        "      key service's, for any token). Anything else is AccessDenied, in\n"
+        "      the same words.\n"
         "      Busconfig may restrict who calls it (send_member=\"CheckToken\").\n"
         "      Never a false yes: InvalidArgs, NameHasNoOwner, AccessDenied,\n"
         "      org.mssf.Broker1.Error.SmackDisabled, .NoLabel, .PolicyOutdated\n"

@@ -20,7 +20,7 @@
  *    read one) for property writes, so members the manifest does not list
  *    are covered too;
  *  - every package's provided tokens, as full labels;
- *  - the device policy's global tokens and monitor labels.
+ *  - the device policy's global tokens, monitor and checkany labels.
  * The builder derives from these what each package serves (provides, or
  * guards with its names' rules and own tokens). A bus name declared by two packages is refused (fail closed: there is
  * no safe way to merge two owners' rules).
@@ -178,6 +178,8 @@ static int add_device(Compiler *c, const DevicePolicy *device) {
                 r = policy_builder_add_global_token(c->builder, device->global_tokens[i]);
         for (size_t i = 0; r == 0 && i < device->n_monitor_labels; i++)
                 r = policy_builder_add_monitor_label(c->builder, device->monitor_labels[i]);
+        for (size_t i = 0; r == 0 && i < device->n_checkany_labels; i++)
+                r = policy_builder_add_checkany_label(c->builder, device->checkany_labels[i]);
         return r;
 }
 

@@ -53,6 +53,8 @@ struct PolicyBuilder {
         size_t n_globals, cap_globals;
         uint32_t *monitors;
         size_t n_monitors, cap_monitors;
+        uint32_t *checkanys;
+        size_t n_checkanys, cap_checkanys;
         BuildProvided *provided;
         size_t n_provided, cap_provided;
 };

@@ -315,8 +315,8 @@ typedef struct Layout {
         uint32_t name_buckets, rule_buckets;
         uint64_t *owners;               /* (name index << 32 | label rank), sorted */
         size_t n_owners;
-        uint32_t *globals, *monitors, *provided;        /* label ranks, sorted */
-        size_t n_globals, n_monitors, n_provided;
+        uint32_t *globals, *monitors, *provided, *checkanys;    /* label ranks, sorted */
+        size_t n_globals, n_monitors, n_provided, n_checkanys;
         uint32_t *package_ranks;        /* the packages' label ranks, sorted */
         size_t n_packages;
         uint32_t *package_of_rank;      /* string rank -> package index (for package ranks) */
@@ -330,6 +330,7 @@ static void layout_done(Layout *l) {
         free(l->globals);
         free(l->monitors);
         free(l->provided);
+        free(l->checkanys);
         free(l->package_ranks);
         free(l->package_of_rank);
         free(l->package_tokens);
@@ -447,11 +448,13 @@ static int plan_layout(const Build *b, Layout *l) {
                              &l->n_globals)) < 0 ||
             (r = rank_labels(b, builder->monitors, builder->n_monitors, &l->monitors,
                              &l->n_monitors)) < 0 ||
+            (r = rank_labels(b, builder->checkanys, builder->n_checkanys, &l->checkanys,
+                             &l->n_checkanys)) < 0 ||
             (r = plan_packages(b, l)) < 0 ||
             (r = plan_package_tokens(b, l)) < 0)
                 return r;
         l->n_refs = l->n_owners + b->n_tokens + l->n_globals + l->n_monitors + l->n_provided +
-                    l->n_package_tokens;
+                    l->n_package_tokens + l->n_checkanys;
         l->name_buckets = db_index_buckets((uint32_t) builder->n_names);
         l->rule_buckets = db_index_buckets((uint32_t) b->n_rules);
         l->strings = sizeof(DbHeader);
@@ -629,7 +632,8 @@ static DbSection section(uint64_t offset, uint64_t count) {
                              .count = htole32((uint32_t) count) };
 }
 
-static void write_header(Image *im, DbRange globals, DbRange monitors, DbRange provided) {
+static void write_header(Image *im, DbRange globals, DbRange monitors, DbRange provided,
+                         DbRange checkanys) {
         const Layout *l = im->layout;
         const Build *b = im->build;
         DbHeader *h = (DbHeader *) im->data;
@@ -649,13 +653,14 @@ static void write_header(Image *im, DbRange globals, DbRange monitors, DbRange p
         h->global_tokens = globals;
         h->monitor_labels = monitors;
         h->provided_tokens = provided;
+        h->checkany_labels = checkanys;
         h->checksum = htole32(policy_db_compute_checksum(im->data, l->end));
 }
 
 static int write_image(const Build *b, uint8_t **ret_data, size_t *ret_size) {
         Layout l = { 0 };
         Image im = { .build = b, .layout = &l };
-        DbRange globals, monitors, provided;
+        DbRange globals, monitors, provided, checkanys;
         int r;
 
         r = plan_layout(b, &l);
@@ -676,9 +681,11 @@ static int write_image(const Build *b, uint8_t **ret_data, size_t *ret_size) {
         monitors = push_ranks(&im, l.monitors, l.n_monitors);
         provided = push_ranks(&im, l.provided, l.n_provided);
         write_packages(&im);
+        /* After the packages' tokens: a version 3 file is this one's refs cut there. */
+        checkanys = push_ranks(&im, l.checkanys, l.n_checkanys);
         write_declarers(&im);
         write_indexes(&im);
-        write_header(&im, globals, monitors, provided);
+        write_header(&im, globals, monitors, provided, checkanys);
         *ret_data = im.data;
         *ret_size = l.end;
         layout_done(&l);

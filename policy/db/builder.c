@@ -141,6 +141,7 @@ PolicyBuilder *policy_builder_free(PolicyBuilder *builder) {
         free(builder->rules);
         free(builder->globals);
         free(builder->monitors);
+        free(builder->checkanys);
         free(builder->provided);
         free(builder);
         return NULL;
@@ -327,4 +328,16 @@ int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label) 
         if (r != 0)
                 return r;
         return VEC_PUSH(builder->monitors, builder->n_monitors, builder->cap_monitors, id);
+}
+
+int policy_builder_add_checkany_label(PolicyBuilder *builder, const char *label) {
+        uint32_t id;
+        int r;
+
+        if (!builder)
+                return -EINVAL;
+        r = intern_valid(builder, label, false, db_name_is_label, BUILDER_CHECKED_LABEL, &id);
+        if (r != 0)
+                return r;
+        return VEC_PUSH(builder->checkanys, builder->n_checkanys, builder->cap_checkanys, id);
 }

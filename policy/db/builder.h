@@ -53,6 +53,8 @@ int policy_builder_add_rule(PolicyBuilder *builder, uint32_t name, PolicyKind ki
 
 int policy_builder_add_global_token(PolicyBuilder *builder, const char *token);
 int policy_builder_add_monitor_label(PolicyBuilder *builder, const char *label);
+/* A label that may ask CheckToken about any token of its callers (the device policy's checkany). */
+int policy_builder_add_checkany_label(PolicyBuilder *builder, const char *label);
 /*
  * A token some installed package provides, as its full label
  * ("pkg::Token"): that names its package, which serves it. Anything else

@@ -32,6 +32,8 @@ struct PolicyDb {
         const DbPackage *packages;      /* none before version 3 */
         uint32_t n_packages;
         const uint32_t *declarers;      /* per name: its package's index or NONE; NULL before version 3 */
+        DbRange checkany_labels;        /* (little-endian) empty before version 4 */
+        bool knows_checkany;            /* version 4 or later: the range above is the file's */
 };
 
 /* The string a validated reference names, NULL for POLICY_DB_NONE. */

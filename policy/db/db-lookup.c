@@ -192,6 +192,10 @@ bool policy_db_is_monitor_label(const PolicyDb *db, const char *label) {
         return db && label && db_range_contains(db, db->header->monitor_labels, label);
 }
 
+bool policy_db_is_checkany_label(const PolicyDb *db, const char *label) {
+        return db && label && db->knows_checkany && db_range_contains(db, db->checkany_labels, label);
+}
+
 int policy_db_lookup(const PolicyDb *db, const char *name, PolicyKind kind, const char *path,
                      const char *interface, const char *member, PolicyRequirement *ret) {
         const DbRule *rule;

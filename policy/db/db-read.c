@@ -16,7 +16,8 @@
  *     its role, every range inside its table, and the refs array
  *     partitioned exactly by the ranges in the order names, rules,
  *     globals, monitors, provided tokens (none in version 1), packages
- *     (none before version 3); names and packages sorted, each name's
+ *     (none before version 3), checkany labels (none before version 4);
+ *     names and packages sorted, each name's
  *     rules contiguous and sorted, token lists sorted; every declarer a
  *     package or NONE. Older headers are prefixes of this version's, and
  *     the sections they lack are simply absent;
@@ -40,6 +41,8 @@
 static uint32_t header_size_of(uint32_t version) {
         if (version == POLICY_DB_FORMAT_VERSION)
                 return sizeof(DbHeader);
+        if (version == POLICY_DB_FORMAT_VERSION_3)
+                return POLICY_DB_HEADER_SIZE_V3;
         if (version == POLICY_DB_FORMAT_VERSION_2)
                 return POLICY_DB_HEADER_SIZE_V2;
         if (version == POLICY_DB_FORMAT_VERSION_1)
@@ -87,7 +90,7 @@ static int take_section(const PolicyDb *db, const DbSection *s, size_t element_s
         return 0;
 }
 
-/* Version 3's two last sections: one package per entry, one declarer per name. */
+/* Version 3's (and 4's) two last sections: one package per entry, one declarer per name. */
 static int map_package_sections(PolicyDb *db, uint64_t *cursor) {
         const DbHeader *h = db->header;
         int r;
@@ -111,11 +114,16 @@ static int map_sections(PolicyDb *db) {
 
         /*
          * An older header is a prefix of this version's: never read a field
-         * past it (version 1 has no provided_tokens, version 2 no packages).
+         * past it (version 1 has no provided_tokens, version 2 no packages,
+         * version 3 no checkany_labels).
          */
         if (version != POLICY_DB_FORMAT_VERSION_1) {
                 db->provided_tokens = h->provided_tokens;
                 db->knows_provided = true;
+        }
+        if (version == POLICY_DB_FORMAT_VERSION) {
+                db->checkany_labels = h->checkany_labels;
+                db->knows_checkany = true;
         }
         if ((r = take_section(db, &h->strings, 1, &cursor)) ||
             (r = take_section(db, &h->names, sizeof(DbName), &cursor)) ||
@@ -124,7 +132,8 @@ static int map_sections(PolicyDb *db) {
             (r = take_section(db, &h->rule_index, sizeof(uint32_t), &cursor)) ||
             (r = take_section(db, &h->refs, sizeof(uint32_t), &cursor)))
                 return r;
-        if (version == POLICY_DB_FORMAT_VERSION && (r = map_package_sections(db, &cursor)))
+        if ((version == POLICY_DB_FORMAT_VERSION || version == POLICY_DB_FORMAT_VERSION_3) &&
+            (r = map_package_sections(db, &cursor)))
                 return r;
         if (cursor != db->size)
                 return POLICY_DB_E_LAYOUT;
@@ -324,7 +333,8 @@ static int check_refs(const PolicyDb *db) {
             (r = check_label_range(db, db->header->global_tokens, &cursor)) ||
             (r = check_label_range(db, db->header->monitor_labels, &cursor)) ||
             (db->knows_provided && (r = check_label_range(db, db->provided_tokens, &cursor))) ||
-            (r = check_packages(db, &cursor)))
+            (r = check_packages(db, &cursor)) ||
+            (db->knows_checkany && (r = check_label_range(db, db->checkany_labels, &cursor))))
                 return r;
         if (cursor != db->n_refs)
                 return POLICY_DB_E_RANGE;

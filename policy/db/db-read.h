@@ -107,6 +107,12 @@ int policy_db_name_declarer(const PolicyDb *db, const char *name, const char **r
 bool policy_db_package_serves_token(const PolicyDb *db, const char *package, const char *token);
 /* Whether the device policy lets label monitor (eavesdrop on) the bus. */
 bool policy_db_is_monitor_label(const PolicyDb *db, const char *label);
+/*
+ * Whether the device policy lets label ask CheckToken about its callers
+ * for any token, not only those its package provides or guards (its
+ * "checkany" lines: the key service's label). False before format 4.
+ */
+bool policy_db_is_checkany_label(const PolicyDb *db, const char *label);
 
 /*
  * The rule that covers (kind, path, interface, member) under the declared

@@ -67,6 +67,8 @@ int policy_db_dump(const PolicyDb *db, FILE *f) {
                 fprintf(f, "global-token \"%s\"\n", db_ref_string(db, h->global_tokens, i));
         for (uint32_t i = 0; i < db_le(h->monitor_labels.count); i++)
                 fprintf(f, "monitor-label \"%s\"\n", db_ref_string(db, h->monitor_labels, i));
+        for (uint32_t i = 0; i < db_le(db->checkany_labels.count); i++)
+                fprintf(f, "checkany-label \"%s\"\n", db_ref_string(db, db->checkany_labels, i));
         for (uint32_t i = 0; i < db_le(db->provided_tokens.count); i++)
                 fprintf(f, "provided-token \"%s\"\n", db_ref_string(db, db->provided_tokens, i));
         for (uint32_t i = 0; i < db->n_packages; i++) {

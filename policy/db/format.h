@@ -1,4 +1,4 @@
-/* The on-disk layout of the compiled policy (policy.db), version 3 (reads 1 and 2 too). */
+/* The on-disk layout of the compiled policy (policy.db), version 4 (reads 1 to 3 too). */
 #pragma once
 
 #include <assert.h>
@@ -14,16 +14,21 @@
 
 #define POLICY_DB_MAGIC "MSSFPDB\n"
 #define POLICY_DB_MAGIC_SIZE 8
-#define POLICY_DB_FORMAT_VERSION 3u
+#define POLICY_DB_FORMAT_VERSION 4u
 /*
- * Older versions are prefixes of this one. Version 2 is version 3 without
+ * Older versions are prefixes of this one. Version 3 is version 4 without
+ * checkany labels: its header ends at declarers, and its refs array ends
+ * with the packages' tokens. Version 2 is version 3 without
  * packages and declarers: its header ends at provided_tokens, its last
  * section is refs. Version 1 is version 2 without provided_tokens: its
  * header ends at monitor_labels. The reader still loads both (a device
  * upgraded before mssf-policy recompiled keeps its policy); they then
  * know no declaring packages (policy_db_knows_declarers()), and version 1
- * no provided tokens either (policy_db_knows_provided_tokens()).
+ * no provided tokens either (policy_db_knows_provided_tokens()); before
+ * version 4 no label may ask about any token (policy_db_is_checkany_label()).
  */
+#define POLICY_DB_FORMAT_VERSION_3 3u
+#define POLICY_DB_HEADER_SIZE_V3 120u
 #define POLICY_DB_FORMAT_VERSION_2 2u
 #define POLICY_DB_HEADER_SIZE_V2 104u
 #define POLICY_DB_FORMAT_VERSION_1 1u
@@ -66,6 +71,7 @@ typedef struct DbHeader {
         DbRange provided_tokens; /* version 2: sorted labels of every package's own tokens */
         DbSection packages;     /* version 3: DbPackage, sorted by name */
         DbSection declarers;    /* version 3: uint32_t per name, in name order: its DbPackage, or NONE */
+        DbRange checkany_labels; /* version 4: sorted labels that may ask CheckToken about any token */
 } DbHeader;
 
 typedef struct DbName {
@@ -95,11 +101,13 @@ typedef struct DbRule {
         DbRange tokens;         /* sorted token labels, all needed; 0 = open */
 } DbRule;
 
-static_assert(sizeof(DbHeader) == 120, "DbHeader layout");
+static_assert(sizeof(DbHeader) == 128, "DbHeader layout");
 static_assert(__builtin_offsetof(DbHeader, provided_tokens) == POLICY_DB_HEADER_SIZE_V1,
               "a version 1 header is a version 2 header without provided_tokens");
 static_assert(__builtin_offsetof(DbHeader, packages) == POLICY_DB_HEADER_SIZE_V2,
               "a version 2 header is a version 3 header without packages and declarers");
+static_assert(__builtin_offsetof(DbHeader, checkany_labels) == POLICY_DB_HEADER_SIZE_V3,
+              "a version 3 header is a version 4 header without checkany_labels");
 static_assert(sizeof(DbName) == 24, "DbName layout");
 static_assert(sizeof(DbPackage) == 12, "DbPackage layout");
 static_assert(sizeof(DbRule) == 28, "DbRule layout");

@@ -3,7 +3,8 @@
  * package from each origin may be granted, which labels beyond its own a
  * package from each origin may name as owners of its bus names, which
  * global tokens it may serve, which bus names are reserved to which
- * origins, which labels may monitor.
+ * origins, which labels may monitor, which labels may ask the bus about
+ * any token of their callers (checkany: the key service's).
  *
  * The device maker writes /etc/mssf/device-policy.conf in a line format
  * (docs/manifest.md); without it the built-in default below applies, and
@@ -125,6 +126,10 @@ bool device_policy_is_monitor(const DevicePolicy *policy, const char *label) {
         return model_strv_contains(policy->monitor_labels, policy->n_monitor_labels, label);
 }
 
+bool device_policy_is_checkany(const DevicePolicy *policy, const char *label) {
+        return model_strv_contains(policy->checkany_labels, policy->n_checkany_labels, label);
+}
+
 /* --------------------------------------------------------------------- */
 /* The line format. */
 
@@ -170,6 +175,26 @@ static int add_monitor(LineParser *lp, const char *word, unsigned column) {
         if (device_policy_is_monitor(lp->policy, word))
                 return 0;
         return model_strv_append(&lp->policy->monitor_labels, &lp->policy->n_monitor_labels, word);
+}
+
+/*
+ * A checkany label: one package's label, exactly. Never a pattern, a
+ * token or one of Smack's special labels: the right is a device maker's
+ * decision about one service, and "*" or "_" would hand it to everyone.
+ */
+static int add_checkany(LineParser *lp, const char *word, unsigned column) {
+        static const char *const special[] = { "_", "*", "^", "@" };
+        bool is_special = false;
+
+        for (size_t i = 0; i < ELEMENTSOF(special); i++)
+                is_special = is_special || strcmp(word, special[i]) == 0;
+        if (!manifest_valid_label(word) || is_special || strchr(word, '*') || strstr(word, "::"))
+                return line_error(lp, column, "'%s' is not a label for checkany: one "
+                                  "package's Smack label (not _, *, ^, @, a pattern or a "
+                                  "token)", word);
+        if (device_policy_is_checkany(lp->policy, word))
+                return 0;
+        return model_strv_append(&lp->policy->checkany_labels, &lp->policy->n_checkany_labels, word);
 }
 
 /* origin's line among *rules (origin or label lines), made if it is the first. */
@@ -325,6 +350,9 @@ static int parse_line(LineParser *lp, char *line) {
         } else if (strcmp(words[0], "monitor") == 0) {
                 for (size_t i = 1; i < n && r >= 0; i++)
                         r = add_monitor(lp, words[i], columns[i]);
+        } else if (strcmp(words[0], "checkany") == 0) {
+                for (size_t i = 1; i < n && r >= 0; i++)
+                        r = add_checkany(lp, words[i], columns[i]);
         } else if (strcmp(words[0], "origin") == 0) {
                 r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_GRANTS);
         } else if (strcmp(words[0], "label") == 0) {
@@ -335,7 +363,8 @@ static int parse_line(LineParser *lp, char *line) {
                 r = parse_origin_line(lp, words, columns, n, ORIGIN_LINE_NAMES);
         } else
                 return line_error(lp, columns[0], "unknown keyword '%s': lines start with "
-                                  "token, origin, label, serve, name or monitor", words[0]);
+                                  "token, origin, label, serve, name, monitor or checkany",
+                                  words[0]);
         return r;
 }
 

@@ -1,4 +1,4 @@
-/* The device policy: global tokens, what each origin may be granted, monitor labels. */
+/* The device policy: global tokens, what each origin may be granted, monitor and checkany labels. */
 #pragma once
 
 #include <stdbool.h>
@@ -63,3 +63,9 @@ bool device_policy_allows_name(const DevicePolicy *policy, const char *origin,
 
 /* Whether label may monitor / eavesdrop. */
 bool device_policy_is_monitor(const DevicePolicy *policy, const char *label);
+
+/*
+ * Whether label may ask the bus about its callers for any token ("checkany"
+ * lines: the key service's label, and no other).
+ */
+bool device_policy_is_checkany(const DevicePolicy *policy, const char *label);

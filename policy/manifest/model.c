@@ -480,6 +480,7 @@ DevicePolicy *device_policy_free(DevicePolicy *p) {
         FREE_ARRAY(p->serve_origins, p->n_serve_origins, origin_grant_free);
         FREE_ARRAY(p->name_origins, p->n_name_origins, origin_grant_free);
         model_strv_free(p->monitor_labels, p->n_monitor_labels);
+        model_strv_free(p->checkany_labels, p->n_checkany_labels);
         free(p);
         return NULL;
 }

@@ -257,6 +257,13 @@ typedef struct DevicePolicy {
         /* Labels allowed to monitor / eavesdrop on the bus. */
         char **monitor_labels;
         size_t n_monitor_labels;
+        /*
+         * Labels that may ask the bus (CheckToken) about their callers for
+         * any token, not only those their package provides or guards: the
+         * key service's, which keys blobs by whatever token an app names.
+         */
+        char **checkany_labels;
+        size_t n_checkany_labels;
 } DevicePolicy;
 
 /* --------------------------------------------------------------------- */

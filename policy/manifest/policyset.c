@@ -293,6 +293,16 @@ static int package_name_problem(const PolicySet *set, const Package *package, ch
                 r = asprintf(ret, "package name '%s' is a monitor label of the device policy, "
                              "which origin %s is not granted (\"label\" lines)", name,
                              origin_name(package));
+        /*
+         * The label the device policy lets ask about any token: only a
+         * package of an origin granted that label may take it, or a store
+         * app named after the key service would learn its callers' tokens.
+         */
+        else if (device_policy_is_checkany(set->device, name) &&
+                 !device_policy_grants_label(set->device, package->origin, name))
+                r = asprintf(ret, "package name '%s' is a checkany label of the device policy, "
+                             "which origin %s is not granted (\"label\" lines)", name,
+                             origin_name(package));
         else if ((namer = label_namer(set, package, name, &how)))
                 r = asprintf(ret, "package name '%s' is a label package %s (origin %s) already "
                              "names %s: that label is taken for its origin, not %s", name,

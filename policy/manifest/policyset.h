@@ -29,7 +29,7 @@ enum {
 
 /*
  * A package speaks only for its own labels. Its name may not be a global
- * token, a monitor label its origin is not granted, or a label another
+ * token, a monitor or checkany label its origin is not granted, or a label another
  * installed package already names as an owner; each <owner label> of its
  * bus names must be its own label, a label under it (PACKAGE:NAME), or a
  * label the device policy's "label" lines grant its origin, and never

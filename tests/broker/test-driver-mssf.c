@@ -81,26 +81,42 @@ int __wrap_security_new(const BusConfig *config, uid_t bus_uid, const char *path
 
 /*
  * The same policy as an older version wrote it (docs/policy-db.md): each
- * older file is the newer one cut short, version 2 before the packages
- * and declarers (and their refs, the last ones), version 1 also before
- * the provided tokens; each older header a prefix, the sections moved up.
+ * older file is the newer one cut short, version 3 without the checkany
+ * labels (the last refs; the packages and declarers move up over them),
+ * version 2 also before the packages and declarers (and their refs),
+ * version 1 also before the provided tokens; each older header a prefix,
+ * the sections moved up.
  */
 static void to_version(uint8_t *data, size_t *size, uint32_t version) {
-        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1
-                                                                     : POLICY_DB_HEADER_SIZE_V2;
+        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1 :
+                               version == POLICY_DB_FORMAT_VERSION_2 ? POLICY_DB_HEADER_SIZE_V2 :
+                                                                       POLICY_DB_HEADER_SIZE_V3;
         uint32_t shift = (uint32_t) sizeof(DbHeader) - header_size, n_refs;
         DbHeader h;
-        DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index, &h.refs };
+        DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index, &h.refs,
+                                  &h.packages, &h.declarers };
+        size_t n_sections = version == POLICY_DB_FORMAT_VERSION_3 ? ELEMENTSOF(sections) : 6;
 
         memcpy(&h, data, sizeof(h));
-        n_refs = le32toh(h.provided_tokens.first);
-        if (version != POLICY_DB_FORMAT_VERSION_1)
-                n_refs += le32toh(h.provided_tokens.count);
+        if (version == POLICY_DB_FORMAT_VERSION_3) {
+                uint32_t cut = 4 * le32toh(h.checkany_labels.count);
+                size_t tail = le32toh(h.packages.offset);
+
+                n_refs = le32toh(h.checkany_labels.first);
+                memmove(data + tail - cut, data + tail, *size - tail);
+                *size -= cut;
+                h.packages.offset = htole32(le32toh(h.packages.offset) - cut);
+                h.declarers.offset = htole32(le32toh(h.declarers.offset) - cut);
+        } else {
+                n_refs = le32toh(h.provided_tokens.first);
+                if (version != POLICY_DB_FORMAT_VERSION_1)
+                        n_refs += le32toh(h.provided_tokens.count);
+                *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
+        }
         h.refs.count = htole32(n_refs);
-        *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
         memmove(data + header_size, data + sizeof(h), *size - sizeof(h));
         *size -= shift;
-        for (size_t i = 0; i < ELEMENTSOF(sections); i++)
+        for (size_t i = 0; i < n_sections; i++)
                 sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
         h.version = htole32(version);
         h.header_size = htole32(header_size);
@@ -118,7 +134,7 @@ static void add_rule(PolicyBuilder *b, uint32_t name, const char *path, const ch
 }
 
 /*
- * The device (format 3, or an older version cut from it):
+ * The device (format 4, or an older version cut from it):
  *  - calendar provides read and work and declares org.example.Calendar,
  *    which its label and calendar-helper may own, and whose methods need
  *    read, work, the global Cellular and the global Location;
@@ -126,7 +142,8 @@ static void add_rule(PolicyBuilder *b, uint32_t name, const char *path, const ch
  *    one method guarded by the global Location: nothing else;
  *  - org.example.Unrecorded, which anon may own, records no declarer;
  *  - the global tokens Cellular, Location and work (so that a bare "work"
- *    that is not calendar's is a token that exists).
+ *    that is not calendar's is a token that exists);
+ *  - the checkany label keys (the key service's): from format 4 on.
  * shared may also own org.example.Calendar: it can serve both packages.
  */
 static void write_policy(uint32_t version) {
@@ -163,6 +180,7 @@ static void write_policy(uint32_t version) {
         assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
         assert_int_equal(policy_builder_add_global_token(b, "Location"), 0);
         assert_int_equal(policy_builder_add_global_token(b, "work"), 0);
+        assert_int_equal(policy_builder_add_checkany_label(b, "keys"), 0);
         assert_int_equal(policy_builder_build(b, &data, &size), 0);
         if (version != POLICY_DB_FORMAT_VERSION)
                 to_version(data, &size, version);
@@ -456,6 +474,59 @@ static void test_asks_only_what_it_serves(void **state) {
 }
 
 /*
+ * The device policy's checkany label (the key service's) may ask about its
+ * callers for any token, none of which its package provides or guards:
+ * held, not held, made up, resolved as any connection's bare name is. The
+ * second rule still holds for it (only its callers, and labels that may
+ * send to it), a label under it or another label does not inherit the
+ * right, and a version 3 policy.db gives it to nobody.
+ */
+static void test_checkany_label(void **state) {
+        for (uint32_t version = POLICY_DB_FORMAT_VERSION_3; version <= POLICY_DB_FORMAT_VERSION; version++) {
+                bool checkany = version == POLICY_DB_FORMAT_VERSION;
+                Client keys, helper;
+                World w;
+
+                world_start_with(&w, true, version);
+                connect_as(&w, &keys, "keys");
+                connect_as(&w, &helper, "keys:helper");
+                fake_smackfs_grant(fake, "app", "Cellular", "w");
+                fake_smackfs_grant(fake, "app", "calendar::work", "w");
+                fake_smackfs_grant(fake, "other", "Cellular", "w");
+                /* app may call both (mssf-policy grants reach to the key service). */
+                fake_smackfs_grant(fake, "app", "keys", "w");
+                fake_smackfs_grant(fake, "app", "keys:helper", "w");
+                calls(&w, &w.app, &keys);
+                calls(&w, &w.app, &helper);
+                if (checkany) {
+                        assert_int_equal(check_token(&w, &keys, w.app.unique_name, "Cellular", NULL), 1);
+                        assert_string_equal(fake->last_request, "app Cellular w");
+                        assert_int_equal(check_token(&w, &keys, w.app.unique_name, "calendar::work", NULL), 1);
+                        assert_int_equal(check_token(&w, &keys, w.app.unique_name, "Location", NULL), 0);
+                        /* A made-up token and one not held: the same plain "no". */
+                        assert_int_equal(check_token(&w, &keys, w.app.unique_name, "made-up", NULL), 0);
+                        assert_string_equal(fake->last_request, "app made-up w");
+                        /* Bare "work" is the global work: keys provides nothing. */
+                        assert_int_equal(check_token(&w, &keys, w.app.unique_name, "work", NULL), 0);
+                        assert_string_equal(fake->last_request, "app work w");
+                        /* Not about a connection that neither waits for it nor may send to it. */
+                        expect_error(&w, &keys, w.other.unique_name, "Cellular", ACCESS_DENIED);
+                } else {
+                        expect_not_its_to_ask(&w, &keys, w.app.unique_name, "Cellular", "Cellular");
+                        expect_not_its_to_ask(&w, &keys, w.app.unique_name, "made-up", "made-up");
+                }
+                /* Its label, not its package: a label under it has no such right. */
+                expect_not_its_to_ask(&w, &helper, w.app.unique_name, "Cellular", "Cellular");
+                /* Nor has the calendar service, for a token it does not guard. */
+                app_calls_service(&w, &w.app);
+                expect_not_its_to_ask(&w, &w.svc, w.app.unique_name, "made-up", "made-up");
+                client_close(&helper);
+                client_close(&keys);
+                world_stop(&w);
+        }
+}
+
+/*
  * A helper whose label is not its package's, serving the package's name
  * through <owner label>: a bare name is its package's own token, as the
  * manifest that declared the name means it, not the global token of that
@@ -700,6 +771,7 @@ int main(void) {
                 cmocka_unit_test(test_made_up_tokens_cost_no_memory),
                 cmocka_unit_test(test_who_may_ask),
                 cmocka_unit_test(test_asks_only_what_it_serves),
+                cmocka_unit_test(test_checkany_label),
                 cmocka_unit_test(test_bare_names_follow_the_served_name),
                 cmocka_unit_test(test_label_under_the_package),
                 cmocka_unit_test(test_names_of_two_packages),

@@ -89,6 +89,10 @@ void fixture_build_basic(uint8_t **ret_data, size_t *ret_size) {
         assert_int_equal(policy_builder_add_global_token(b, "Location"), 0);
         assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
         assert_int_equal(policy_builder_add_monitor_label(b, "dbus-monitor"), 0);
+        /* Two, in reverse order and one twice: sorted and listed once. */
+        assert_int_equal(policy_builder_add_checkany_label(b, "mssf-keyd"), 0);
+        assert_int_equal(policy_builder_add_checkany_label(b, "keys"), 0);
+        assert_int_equal(policy_builder_add_checkany_label(b, "mssf-keyd"), 0);
         assert_int_equal(policy_builder_add_provided_token(b, "mce::LEDControl"), 0);
         assert_int_equal(policy_builder_add_provided_token(b, "mce::DeviceModeControl"), 0);
         assert_int_equal(policy_builder_add_provided_token(b, "mce::LEDControl"), 0);

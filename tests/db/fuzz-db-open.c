@@ -40,6 +40,7 @@ static void exercise(const PolicyDb *db) {
         policy_db_may_own(db, "org.ofono", "app", deny_all, NULL, &d);
         policy_db_is_global_token(db, "Cellular");
         policy_db_is_monitor_label(db, "dbus-monitor");
+        policy_db_is_checkany_label(db, "mssf-keyd");
         for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 const char *package = NULL;
 

@@ -52,6 +52,8 @@ static PolicySet *make_set(const char *const *names) {
                                            "Cellular"), 0);
         assert_int_equal(model_strv_append(&device->monitor_labels, &device->n_monitor_labels,
                                            "dbus-monitor"), 0);
+        assert_int_equal(model_strv_append(&device->checkany_labels, &device->n_checkany_labels,
+                                           "mssf-keyd"), 0);
         return set;
 }
 
@@ -134,6 +136,8 @@ static void test_mapping(void **state) {
         assert_false(policy_db_declares_name(db, "com.nokia.mce.user"));
         assert_true(policy_db_is_global_token(db, "Cellular"));
         assert_true(policy_db_is_monitor_label(db, "dbus-monitor"));
+        assert_true(policy_db_is_checkany_label(db, "mssf-keyd"));
+        assert_false(policy_db_is_checkany_label(db, "dbus-monitor"));
         /* Own tokens are resolved to the package's label. */
         assert_int_equal(decide(db, mce, "app", NULL, CALL("/com/nokia/mce/request",
                                 "com.nokia.mce.request", "req_radio_states_change")),

@@ -136,6 +136,12 @@ static void test_names_globals_monitors(void **state) {
         assert_true(policy_db_is_monitor_label(db, "dbus-monitor"));
         assert_false(policy_db_is_monitor_label(db, "dbus-monitor2"));
         assert_false(policy_db_is_monitor_label(NULL, "dbus-monitor"));
+        assert_true(policy_db_is_checkany_label(db, "mssf-keyd"));
+        assert_true(policy_db_is_checkany_label(db, "keys"));
+        assert_false(policy_db_is_checkany_label(db, "mssf-keyd:helper"));
+        assert_false(policy_db_is_checkany_label(db, "dbus-monitor"));
+        assert_false(policy_db_is_checkany_label(db, NULL));
+        assert_false(policy_db_is_checkany_label(NULL, "mssf-keyd"));
         /* Provided tokens: full labels, declared twice, listed once. */
         assert_true(policy_db_knows_provided_tokens(db));
         assert_true(policy_db_is_provided_token(db, "mce::LEDControl"));
@@ -186,28 +192,44 @@ static void test_declarers_and_packages(void **state) {
 /*
  * The same policy as an older version wrote it. Each older header is a
  * prefix of the newer one, and each older file the newer one without its
- * last parts: version 2 lacks the packages and declarers (the last two
- * sections, whose token references end the refs array), version 1 also
- * the provided tokens (the references before those). So: cut the file
+ * last parts: version 3 lacks the checkany labels (the last references;
+ * the packages and declarers move up over them), version 2 also the
+ * packages and declarers (the last two sections, whose token references
+ * end the refs array before the checkany labels), version 1 also the
+ * provided tokens (the references before those). So: cut the file
  * there, drop the header's tail, move the sections up.
  */
 static void to_version(uint8_t *data, size_t *size, uint32_t version) {
-        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1
-                                                                     : POLICY_DB_HEADER_SIZE_V2;
+        uint32_t header_size = version == POLICY_DB_FORMAT_VERSION_1 ? POLICY_DB_HEADER_SIZE_V1 :
+                               version == POLICY_DB_FORMAT_VERSION_2 ? POLICY_DB_HEADER_SIZE_V2 :
+                                                                       POLICY_DB_HEADER_SIZE_V3;
         uint32_t shift = (uint32_t) sizeof(DbHeader) - header_size, n_refs;
         DbHeader h;
         DbSection *sections[] = { &h.strings, &h.names, &h.name_index, &h.rules, &h.rule_index,
-                                  &h.refs };
+                                  &h.refs, &h.packages, &h.declarers };
+        size_t n_sections = version == POLICY_DB_FORMAT_VERSION_3 ? ELEMENTSOF(sections) : 6;
 
         memcpy(&h, data, sizeof(h));
-        n_refs = le32toh(h.provided_tokens.first);
-        if (version != POLICY_DB_FORMAT_VERSION_1)
-                n_refs += le32toh(h.provided_tokens.count);
+        if (version == POLICY_DB_FORMAT_VERSION_3) {
+                /* Only the checkany references go: what follows the refs moves up over them. */
+                uint32_t cut = 4 * le32toh(h.checkany_labels.count);
+                size_t tail = le32toh(h.packages.offset);
+
+                n_refs = le32toh(h.checkany_labels.first);
+                memmove(data + tail - cut, data + tail, *size - tail);
+                *size -= cut;
+                h.packages.offset = htole32(le32toh(h.packages.offset) - cut);
+                h.declarers.offset = htole32(le32toh(h.declarers.offset) - cut);
+        } else {
+                n_refs = le32toh(h.provided_tokens.first);
+                if (version != POLICY_DB_FORMAT_VERSION_1)
+                        n_refs += le32toh(h.provided_tokens.count);
+                *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
+        }
         h.refs.count = htole32(n_refs);
-        *size = le32toh(h.refs.offset) + 4 * (size_t) n_refs;
         memmove(data + header_size, data + sizeof(h), *size - sizeof(h));
         *size -= shift;
-        for (size_t i = 0; i < ELEMENTSOF(sections); i++)
+        for (size_t i = 0; i < n_sections; i++)
                 sections[i]->offset = htole32(le32toh(sections[i]->offset) - shift);
         h.version = htole32(version);
         h.header_size = htole32(header_size);
@@ -219,11 +241,12 @@ static void to_version(uint8_t *data, size_t *size, uint32_t version) {
 }
 
 /*
- * Version 2 files (before packages) and version 1 files (before provided
- * tokens) still load and answer what they hold; they say what they lack.
+ * Version 3 files (before checkany labels), version 2 files (before
+ * packages) and version 1 files (before provided tokens) still load and
+ * answer what they hold; they say what they lack.
  */
 static void test_older_versions(void **state) {
-        for (uint32_t version = POLICY_DB_FORMAT_VERSION_1; version <= POLICY_DB_FORMAT_VERSION_2; version++) {
+        for (uint32_t version = POLICY_DB_FORMAT_VERSION_1; version <= POLICY_DB_FORMAT_VERSION_3; version++) {
                 _cleanup_(policy_builder_freep) PolicyBuilder *b = NULL;
                 _cleanup_(policy_db_freep) PolicyDb *db = NULL;
                 _cleanup_free_ uint8_t *data = NULL;
@@ -241,16 +264,23 @@ static void test_older_versions(void **state) {
                                                          "org.example.Svc", "Do", "svc::Use"), 0);
                 assert_int_equal(policy_builder_add_global_token(b, "Cellular"), 0);
                 assert_int_equal(policy_builder_add_provided_token(b, "svc::Use"), 0);
+                assert_int_equal(policy_builder_add_checkany_label(b, "keys"), 0);
                 assert_int_equal(policy_builder_build(b, &data, &size), 0);
                 to_version(data, &size, version);
                 assert_int_equal(policy_db_open_buffer(data, size, &db), 0);
-                assert_false(policy_db_knows_declarers(db));
+                /* Before version 4 nobody may ask about any token. */
+                assert_false(policy_db_is_checkany_label(db, "keys"));
+                assert_int_equal(policy_db_knows_declarers(db), version == POLICY_DB_FORMAT_VERSION_3);
                 assert_int_equal(policy_db_name_declarer(db, "org.example.Svc", &package), 0);
-                assert_null(package);
-                assert_false(policy_db_package_serves_token(db, "svc", "svc::Use"));
-                assert_int_equal(policy_db_knows_provided_tokens(db), version == POLICY_DB_FORMAT_VERSION_2);
+                if (version == POLICY_DB_FORMAT_VERSION_3)
+                        assert_string_equal(package, "svc");
+                else
+                        assert_null(package);
+                assert_int_equal(policy_db_package_serves_token(db, "svc", "svc::Use"),
+                                 version == POLICY_DB_FORMAT_VERSION_3);
+                assert_int_equal(policy_db_knows_provided_tokens(db), version != POLICY_DB_FORMAT_VERSION_1);
                 assert_int_equal(policy_db_is_provided_token(db, "svc::Use"),
-                                 version == POLICY_DB_FORMAT_VERSION_2);
+                                 version != POLICY_DB_FORMAT_VERSION_1);
                 assert_true(policy_db_is_global_token(db, "Cellular"));
                 assert_int_equal(policy_db_lookup(db, "org.example.Svc", POLICY_KIND_METHOD, "/",
                                                   "org.example.Svc", "Do", &req), 0);
@@ -259,16 +289,20 @@ static void test_older_versions(void **state) {
                 assert_non_null(f);
                 assert_int_equal(policy_db_dump(db, f), 0);
                 assert_int_equal(fclose(f), 0);
-                assert_null(strstr(text, "package"));
-                assert_null(strstr(text, "declared-by"));
+                assert_int_equal(strstr(text, "package") != NULL, version == POLICY_DB_FORMAT_VERSION_3);
+                assert_int_equal(strstr(text, "declared-by") != NULL, version == POLICY_DB_FORMAT_VERSION_3);
+                assert_null(strstr(text, "checkany"));
                 assert_int_equal(strstr(text, "provided-token \"svc::Use\"") != NULL,
-                                 version == POLICY_DB_FORMAT_VERSION_2);
+                                 version != POLICY_DB_FORMAT_VERSION_1);
                 /* Shorter than its header: truncated; a longer header than its version's: layout. */
                 policy_db_free(TAKE_PTR(db));
                 assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V1 - 1, &db),
                                  POLICY_DB_E_TRUNCATED);
-                if (version == POLICY_DB_FORMAT_VERSION_2)
+                if (version >= POLICY_DB_FORMAT_VERSION_2)
                         assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V2 - 1, &db),
+                                         POLICY_DB_E_TRUNCATED);
+                if (version == POLICY_DB_FORMAT_VERSION_3)
+                        assert_int_equal(policy_db_open_buffer(data, POLICY_DB_HEADER_SIZE_V3 - 1, &db),
                                          POLICY_DB_E_TRUNCATED);
         }
 }
@@ -451,10 +485,11 @@ static DbRule *rule_at(uint8_t *data, const DbHeader *h, uint32_t i) {
 }
 
 static void bad_magic(uint8_t *data, DbHeader *h) { data[0] = 'X'; }
-static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(4); }
-/* A version 3 file relabelled version 1 or 2: its header is too long for that. */
+static void bad_version(uint8_t *data, DbHeader *h) { h->version = htole32(5); }
+/* A version 4 file relabelled version 1, 2 or 3: its header is too long for that. */
 static void version_1_header(uint8_t *data, DbHeader *h) { h->version = htole32(1); }
 static void version_2_header(uint8_t *data, DbHeader *h) { h->version = htole32(2); }
+static void version_3_header(uint8_t *data, DbHeader *h) { h->version = htole32(3); }
 static void bad_header_size(uint8_t *data, DbHeader *h) { h->header_size = htole32(100); }
 static void bad_flags(uint8_t *data, DbHeader *h) { h->flags = htole32(1); }
 static void bad_reserved(uint8_t *data, DbHeader *h) { h->reserved = htole32(1); }
@@ -623,17 +658,38 @@ static void unsorted_package_tokens(uint8_t *data, DbHeader *h) {
 static void package_tokens_past_refs(uint8_t *data, DbHeader *h) {
         DbPackage *last = package_at(data, h, le32toh(h->packages.count) - 1);
 
-        last->tokens.count = htole32(le32toh(last->tokens.count) + 1);
+        /* Past every reference, the checkany labels' too. */
+        last->tokens.count = h->refs.count;
 }
 static void declarer_out_of_range(uint8_t *data, DbHeader *h) {
         *u32_at(data, le32toh(h->declarers.offset)) = h->packages.count;
+}
+static void unsorted_checkany(uint8_t *data, DbHeader *h) {
+        uint32_t *refs = u32_at(data, le32toh(h->refs.offset));
+        uint32_t first = le32toh(h->checkany_labels.first), tmp = refs[first];
+
+        refs[first] = refs[first + 1];
+        refs[first + 1] = tmp;
+}
+static void checkany_past_refs(uint8_t *data, DbHeader *h) {
+        h->checkany_labels.count = htole32(le32toh(h->checkany_labels.count) + 1);
+}
+/* The last package's last token taken for a checkany label: the ranges no longer tile the refs. */
+static void checkany_into_packages(uint8_t *data, DbHeader *h) {
+        h->checkany_labels.first = htole32(le32toh(h->checkany_labels.first) - 1);
+}
+static void checkany_is_a_path(uint8_t *data, DbHeader *h) {
+        uint32_t *refs = u32_at(data, le32toh(h->refs.offset));
+
+        refs[le32toh(h->checkany_labels.first)] = rule_at(data, h, 0)->path;
 }
 
 static const Corruption corruptions[] = {
         { "bad magic", bad_magic, POLICY_DB_E_MAGIC },
         { "bad version", bad_version, POLICY_DB_E_VERSION },
-        { "version 1 with a version 3 header", version_1_header, POLICY_DB_E_LAYOUT },
-        { "version 2 with a version 3 header", version_2_header, POLICY_DB_E_LAYOUT },
+        { "version 1 with a version 4 header", version_1_header, POLICY_DB_E_LAYOUT },
+        { "version 2 with a version 4 header", version_2_header, POLICY_DB_E_LAYOUT },
+        { "version 3 with a version 4 header", version_3_header, POLICY_DB_E_LAYOUT },
         { "bad header size", bad_header_size, POLICY_DB_E_LAYOUT },
         { "flags set", bad_flags, POLICY_DB_E_LAYOUT },
         { "reserved set", bad_reserved, POLICY_DB_E_LAYOUT },
@@ -671,6 +727,10 @@ static const Corruption corruptions[] = {
         { "package tokens unsorted", unsorted_package_tokens, POLICY_DB_E_ORDER },
         { "package tokens past the refs", package_tokens_past_refs, POLICY_DB_E_RANGE },
         { "declarer out of range", declarer_out_of_range, POLICY_DB_E_RANGE },
+        { "checkany labels unsorted", unsorted_checkany, POLICY_DB_E_ORDER },
+        { "checkany labels past the refs", checkany_past_refs, POLICY_DB_E_RANGE },
+        { "checkany labels into the packages'", checkany_into_packages, POLICY_DB_E_RANGE },
+        { "checkany label is a path", checkany_is_a_path, POLICY_DB_E_VALUE },
 };
 
 static void test_targeted_corruptions(void **state) {

@@ -37,6 +37,16 @@ holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-gio.h
 holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-sd-bus.h
 holds libmssf-dev ./usr/lib/x86_64-linux-gnu/pkgconfig/libmssf.pc
 holds libmssf-dev ./usr/share/man/man3/mssf_check_token.3.gz
+holds libmssf-dev ./usr/include/libmssf-1/mssf/mssf-crypto.h
+holds mssf-keyd ./usr/libexec/mssf-keyd
+holds mssf-keyd ./usr/bin/mssf-crypto
+holds mssf-keyd ./lib/systemd/system/mssf-keyd.service
+holds mssf-keyd ./usr/share/dbus-1/system-services/org.mssf.Keys1.service
+holds mssf-keyd ./usr/share/dbus-1/system.d/org.mssf.Keys1.conf
+holds mssf-keyd ./usr/share/mssf/aegis/mssf-keyd.aegis
+holds mssf-keyd ./usr/lib/udev/rules.d/60-mssf-keyd.rules
+holds mssf-keyd ./usr/lib/sysusers.d/mssf-keyd.conf
+holds mssf-keyd ./usr/lib/tmpfiles.d/mssf-keyd.conf
 dh_holds() {
     if ! dpkg-deb -c "$work"/dh-mssf_*_all.deb | awk '{print $6}' | grep -qx "$1"; then
         echo "dh-mssf does not hold $1"
@@ -71,14 +81,24 @@ fi
 root=$work/root
 mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
 touch "$root/var/lib/dpkg/status"
-if ! dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
+# Chrootless scripts run on this host: the maintainer scripts that call
+# mssf-policy dpkg --root find the one just unpacked into the root, as they
+# would find the installed one on a device.
+if ! PATH="$root/usr/bin:$PATH" dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless \
         --log=/dev/null -i "$work"/mssf-broker_*_amd64.deb "$work"/mssf-policy_*_amd64.deb \
         "$work"/libmssf-policydb-dev_*_amd64.deb "$work"/libmssf1_*_amd64.deb \
-        "$work"/libmssf-dev_*_amd64.deb "$work"/dh-mssf_*_all.deb >"$work/install.log" 2>&1; then
+        "$work"/libmssf-dev_*_amd64.deb "$work"/dh-mssf_*_all.deb "$work"/mssf-keyd_*_amd64.deb \
+        >"$work/install.log" 2>&1; then
     cat "$work/install.log"
     fail=1
 fi
 [ -x "$root/usr/bin/mssf-broker" ] || { echo "not installed: /usr/bin/mssf-broker"; fail=1; }
 "$root/usr/bin/mssf-broker" --version >/dev/null || { echo "the installed mssf-broker does not run"; fail=1; }
+# mssf-keyd: its user made in the root (systemd-sysusers), its manifest registered with mssf-policy.
+grep -q '^mssf-keyd:' "$root/etc/passwd" 2>/dev/null || { echo "no user mssf-keyd in the root"; fail=1; }
+[ -f "$root/var/lib/mssf/manifests/mssf-keyd.xml" ] ||
+    { echo "mssf-keyd's manifest was not registered"; cat "$work/install.log"; fail=1; }
+# and mssf-policy's trigger compiled the root's policy.db once, at the end of the run.
+[ -f "$root/var/lib/mssf/policy.db" ] || { echo "the trigger compiled no policy.db"; cat "$work/install.log"; fail=1; }
 [ "$fail" = 0 ] && echo "packages build, hold their files and install"
 exit $fail

@@ -44,6 +44,21 @@ for page in mssf-broker.8 mssf-policy.8 mssf-manifest.5 libmssf.3 mssf_check_tok
     section=${page##*.}
     expect "$root/share/man/man$section/$page"
 done
+# The key service: daemon, client, header, unit, activation file,
+# busconfig, manifest, udev rule, and its unit runs the installed daemon.
+expect "$root/include/libmssf-1/mssf/mssf-crypto.h"
+expect "$root/bin/mssf-crypto"
+expect "$root/libexec/mssf-keyd"
+expect "$root/share/dbus-1/system-services/org.mssf.Keys1.service"
+expect "$root/share/dbus-1/system.d/org.mssf.Keys1.conf"
+expect "$root/share/mssf/aegis/mssf-keyd.aegis"
+expect "$root/lib/udev/rules.d/60-mssf-keyd.rules"
+keyd_unit=$(find "$dest" -name mssf-keyd.service -path '*system/*' | head -n 1)
+[ -n "$keyd_unit" ] || { echo "missing: mssf-keyd.service"; fail=1; }
+grep -q "^ExecStart=$prefix/libexec/mssf-keyd\$" "${keyd_unit:-/dev/null}" ||
+    { echo "mssf-keyd.service does not run $prefix/libexec/mssf-keyd"; fail=1; }
+grep -q "^Exec=$prefix/libexec/mssf-keyd\$" "$root/share/dbus-1/system-services/org.mssf.Keys1.service" ||
+    { echo "org.mssf.Keys1.service does not start $prefix/libexec/mssf-keyd"; fail=1; }
 if [ -n "$rpm_plugindir" ]; then
     expect "$dest$rpm_plugindir/mssf.so"
     expect "$dest$rpm_macrosdir/macros.mssf"
@@ -72,9 +87,14 @@ if [ -n "$units" ]; then
     for unit in "$sysunits/mssf-broker.socket" "$units"; do
         sed "s#=$prefix/bin/#=$root/bin/#" "$unit" > "$check/$(basename "$unit")"
     done
+    keyd_check=
+    if [ -n "$keyd_unit" ]; then
+        keyd_check=$check/mssf-keyd.service
+        sed "s#=$prefix/libexec/#=$root/libexec/#" "$keyd_unit" > "$keyd_check"
+    fi
     out=$(SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
-          "$check/mssf-broker.socket" "$check/mssf-broker.service" 2>&1) || { echo "$out"; fail=1; }
-    if echo "$out" | grep -q mssf-broker; then
+          "$check/mssf-broker.socket" "$check/mssf-broker.service" $keyd_check 2>&1) || { echo "$out"; fail=1; }
+    if echo "$out" | grep -q 'mssf-broker\|mssf-keyd'; then
         echo "$out"
         fail=1
     fi

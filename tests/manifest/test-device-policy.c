@@ -53,7 +53,8 @@ static void test_broken_file(void **state) {
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 2, 17,
                           "'pkg::Token' is not a global token name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 3, 1,
-                          "unknown keyword 'grant': lines start with token, origin, label, serve, name or monitor");
+                          "unknown keyword 'grant': lines start with token, origin, label, serve, name, "
+                          "monitor or checkany");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 5, 1, "origin needs a name");
         assert_diagnostic(diag, DIAGNOSTIC_ERROR, "broken.conf", 6, 19,
                           "'Cel*lular' is not a credential pattern");
@@ -92,7 +93,43 @@ static void test_builtin_default(void **state) {
         assert_false(device_policy_allows(p, "thirdparty", "drm", false));
         assert_false(device_policy_allows(p, "thirdparty", "UID::root", false));
         assert_int_equal(p->n_monitor_labels, 0);
+        /* Nobody may ask the bus about any token unless the device maker says so. */
+        assert_int_equal(p->n_checkany_labels, 0);
+        assert_false(device_policy_is_checkany(p, "mssf-keyd"));
         device_policy_free(p);
+}
+
+/* "checkany LABEL...": exact package labels only, lines add up; never a pattern or a special label. */
+static void test_checkany_lines(void **state) {
+        Diagnostics *diag;
+        DevicePolicy *p = NULL;
+        assert_int_equal(diagnostics_new(&diag), 0);
+        static const char text[] = "checkany mssf-keyd\ncheckany other-keys mssf-keyd\n";
+        assert_int_equal(device_policy_parse_buffer(text, sizeof(text) - 1, "c.conf", diag, &p), 0);
+        assert_int_equal(p->n_checkany_labels, 2);
+        assert_true(device_policy_is_checkany(p, "mssf-keyd"));
+        assert_true(device_policy_is_checkany(p, "other-keys"));
+        assert_false(device_policy_is_checkany(p, "mssf-key"));
+        assert_false(device_policy_is_checkany(p, "mssf-keyd:helper"));
+        /* It is no other right: not a monitor, not a label any origin may name. */
+        assert_false(device_policy_is_monitor(p, "mssf-keyd"));
+        assert_false(device_policy_grants_label(p, "system", "mssf-keyd"));
+        device_policy_free(p);
+        p = NULL;
+
+        static const char bad[] = "checkany * _\ncheckany mssf-* pkg::Token ^ @ ok\n";
+        assert_int_equal(device_policy_parse_buffer(bad, sizeof(bad) - 1, "b.conf", diag, &p),
+                         DEVICE_POLICY_E_INVALID);
+        assert_null(p);
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 1, 10, "'*' is not a label for checkany");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 1, 12, "'_' is not a label for checkany");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 10, "'mssf-*' is not a label for checkany");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 17,
+                          "'pkg::Token' is not a label for checkany");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 28, "'^' is not a label for checkany");
+        assert_diagnostic(diag, DIAGNOSTIC_ERROR, "b.conf", 2, 30, "'@' is not a label for checkany");
+        assert_int_equal(diag->n_errors, 6);
+        diagnostics_free(diag);
 }
 
 /* "label ORIGIN PATTERN...": which labels beyond its own a package of an origin may name. */
@@ -266,6 +303,7 @@ int main(void) {
                 cmocka_unit_test(test_vendor_file),
                 cmocka_unit_test(test_broken_file),
                 cmocka_unit_test(test_builtin_default),
+                cmocka_unit_test(test_checkany_lines),
                 cmocka_unit_test(test_label_lines),
                 cmocka_unit_test(test_serve_lines),
                 cmocka_unit_test(test_name_lines),

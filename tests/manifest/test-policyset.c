@@ -222,7 +222,8 @@ static PolicySet *label_set(void) {
         PolicySet *set = NULL;
         static const char policy[] =
                 "token Cellular Location drm\norigin system *\norigin thirdparty Location\n"
-                "label system *\nlabel operator com.operator.*\nserve system *\nmonitor dbus-monitor\n";
+                "label system *\nlabel operator com.operator.*\nserve system *\nmonitor dbus-monitor\n"
+                "checkany mssf-keyd\n";
         assert_int_equal(device_policy_parse_buffer(policy, sizeof(policy) - 1, "d", NULL,
                                                     &device), 0);
         assert_int_equal(policy_set_new(device, &set), 0);
@@ -333,6 +334,16 @@ static void test_package_names(void **state) {
         assert_int_equal(policy_set_add(set, monitor, diag), 0);
         assert_int_equal(policy_set_check_labels(set, monitor, diag), POLICY_SET_E_LABEL);
         assert_non_null(diagnostics_find(diag, "package name 'dbus-monitor' is a monitor label"));
+        /* The key service's label: a store app named after it would ask about any token. */
+        Package *keys = package_of("mssf-keyd", "thirdparty", "<aegis/>");
+        assert_int_equal(policy_set_add(set, keys, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, keys, diag), POLICY_SET_E_LABEL);
+        assert_non_null(diagnostics_find(diag, "package name 'mssf-keyd' is a checkany label of the "
+                                               "device policy, which origin thirdparty is not granted"));
+        assert_int_equal(policy_set_remove(set, "mssf-keyd"), 0);
+        keys = package_of("mssf-keyd", "system", "<aegis/>");
+        assert_int_equal(policy_set_add(set, keys, diag), 0);
+        assert_int_equal(policy_set_check_labels(set, keys, diag), 0);
         /* A label a system package named as an owner is taken. */
         Package *sys = owning("sys", "system", "helper");
         assert_int_equal(policy_set_add(set, sys, diag), 0);

@@ -83,9 +83,9 @@ dpkg-deb -c "$b1"/mssf-test-svc_1.0_all.deb >"$work/contents"
 check_grep "the manifest is installed as /usr/share/mssf/aegis/PACKAGE.aegis" \
     ' \./usr/share/mssf/aegis/mssf-test-svc\.aegis$' "$work/contents"
 dpkg-deb -e "$b1"/mssf-test-app_1.0_all.deb "$work/app-control"
-check_grep "postinst registers it" 'mssf-policy .*dpkg configure mssf-test-app' "$work/app-control/postinst"
-check_grep "prerm takes it away" 'mssf-policy .*dpkg remove mssf-test-app' "$work/app-control/prerm"
-check_grep "postrm purges it" 'mssf-policy .*dpkg purge mssf-test-app' "$work/app-control/postrm"
+check_grep "postinst registers it" 'mssf-policy dpkg .*configure mssf-test-app' "$work/app-control/postinst"
+check_grep "prerm takes it away" 'mssf-policy dpkg .*remove mssf-test-app' "$work/app-control/prerm"
+check_grep "postrm purges it" 'mssf-policy dpkg .*purge mssf-test-app' "$work/app-control/postrm"
 check_grep "it depends on mssf-policy" '^Depends:.*mssf-policy \(>= ' "$work/app-control/control"
 
 # ---- two repositories, two keys; a third that pretends ----

@@ -3,21 +3,36 @@
 # on Debian's own kernel booted with the BPF LSM left out of lsm=, or on
 # qemu-smack-kernel's (Smack, and EVM over Smack's xattrs). qemu-evm runs
 # this twice on one disk, changing the disk from the host in between:
-#   test-evm.sh install MSSF_POLICY   first boot: key loaded, then install
-#                                     and upgrade
-#   test-evm.sh check                 second boot: same key, run the files
+#   test-evm.sh install MSSF_POLICY [MSSF_KEYD]  first boot: key loaded,
+#                                     then install and upgrade
+#   test-evm.sh check [MSSF_KEYD]     second boot: same key, run the files
+#   test-evm.sh foreign MSSF_KEYD     a third boot on another TPM: the
+#                                     master key cannot be had, and the
+#                                     EVM key does not load
 # The files: good (untouched), tampered (content and security.ima
 # rewritten offline), stripped (security.evm removed offline), relabelled
 # (SMACK64EXEC rewritten offline), labelled (named only by the upgrade:
 # SMACK64EXEC set on an unchanged file), upgraded (replaced, re-hashed
 # and labelled by the upgrade), dropped (no longer named by the upgrade:
 # label and reference hash removed, so refused from then on).
-# The key: a user master key (the chipset's stand-in) and the encrypted
-# evm-key under it. The master key is kept on the test disk only so that
-# the second boot can load the same one; a device never stores it.
+# The key: a user master key and the encrypted evm-key under it. With
+# MSSF_KEYD (a guest with a TPM: qemu-run --tpm) the master key comes from
+# the device's root key, which the TPM seals: mssf-keyd --evm-master
+# derives it and adds it as the user key kmk at each boot, its state
+# (the sealed root, never the root) on the test disk; once EVM has its
+# key the master is dropped from the keyring. Without a TPM (the Smack
+# kernel has no TPM driver) the master is a stand-in: random bytes, kept
+# on the test disk only so that the second boot can load the same one (a
+# device never stores it).
 set -u
 phase=$1
 failures=0
+keyd=
+case "$phase" in
+install) keyd=${3:-} ;;
+check|foreign) keyd=${2:-} ;;
+esac
+keyd_state=/mnt/keyd
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
 expect_run() {  # DESCRIPTION EXPECTED-STATUS PROGRAM...
@@ -60,11 +75,66 @@ policy="appraise func=BPRM_CHECK fsuuid=$uuid
 appraise func=FILE_CHECK fsuuid=$uuid"
 bins="good tampered stripped relabelled labelled dropped upgraded"
 
+# The master key from the TPM-sealed root (mssf-keyd), as user key kmk: DESCRIPTION.
+master_from_tpm() {
+    [ -c /dev/tpmrm0 ] && ok "the guest has a TPM (/dev/tpmrm0)" || not_ok "no /dev/tpmrm0 in this guest"
+    expect_run "$1" 0 "$keyd" --evm-master kmk --state-dir $keyd_state --tpm required
+    echo "$last_out" | sed 's/^/  /'
+    grep -q '^mode tpm$' $keyd_state/root.state && ok "the root's state on the disk: sealed by the TPM" ||
+        not_ok "$keyd_state/root.state is not a TPM-sealed root"
+}
+# The package's udev rule (keyd/60-mssf-keyd.rules) against the node this
+# kernel makes for the TPM's resource manager: it matches and labels it
+# for the service. udevadm test runs the rules as udevd would; Smack is
+# not this kernel's active LSM, so the label itself is not written.
+udev_rule() {
+    local rules out
+    rules=$(cd "$(dirname "$0")/../../keyd" && pwd)/60-mssf-keyd.rules
+    mkdir -p /run/udev/rules.d && cp "$rules" /run/udev/rules.d/ ||
+        { not_ok "cannot put $rules in /run/udev/rules.d"; return; }
+    out=$(udevadm test --action=add /sys/class/tpmrm/tpmrm0 2>&1)
+    if echo "$out" | grep -Eq '60-mssf-keyd\.rules:[0-9]+ SECLABEL\{smack\}=.mssf-keyd.$'; then
+        ok "the package's udev rule labels /dev/tpmrm0 mssf-keyd"
+    else
+        not_ok "the package's udev rule does not label /dev/tpmrm0: $(echo "$out" | grep -iE 'keyd|seclabel|error' | head -n 20)"
+    fi
+    rm -f /run/udev/rules.d/60-mssf-keyd.rules
+}
+# Once EVM has its key, the master may go: while it is in the keyring root can read it back.
+drop_master() {
+    [ -n "$keyd" ] || return 0
+    expect_run "the master key is dropped from the keyring now that EVM has its key" 0 \
+        sh -c 'keyctl unlink $(keyctl search @u user kmk) @u'
+    expect_run "and it is gone" 1 keyctl search @u user kmk
+}
+
+if [ "$phase" = foreign ]; then
+    # Another TPM (a fresh swtpm state), the same disk: what a thief with the disk, or the disk in another device, gets.
+    expect_run "another TPM: mssf-keyd cannot unseal the root" 1 "$keyd" --evm-master kmk --state-dir $keyd_state --tpm required
+    case "$last_out" in *org.mssf.Keys1.Error.ForeignTpm*"sealed by another TPM"*) ok "and says so by name: $(echo "$last_out" | head -c 120)" ;;
+    *) not_ok "not ForeignTpm: $last_out" ;; esac
+    expect_run "no master key in the keyring" 1 keyctl search @u user kmk
+    expect_run "so the EVM key's blob does not load" 1 sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
+    # A new root on this TPM gives another master key: the blob does not load under it either.
+    expect_run "a new root made on this TPM gives a master key" 0 "$keyd" --evm-master kmk --state-dir /tmp/new-root --tpm required
+    expect_run "under which the EVM key's blob does not load either" 1 \
+        sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
+    expect_run "so EVM cannot be switched on with this disk's key" 0 sh -c '! keyctl search @u encrypted evm-key'
+    echo "$failures failed"
+    [ "$failures" = 0 ]
+    exit
+fi
+
 if [ "$phase" = check ]; then
-    expect_run "the same master key is loaded" 0 sh -c 'keyctl padd user kmk @u < /mnt/keys/kmk.bin'
+    if [ -n "$keyd" ]; then
+        master_from_tpm "the same master key, from the root the same TPM unseals"
+    else
+        expect_run "the same master key is loaded" 0 sh -c 'keyctl padd user kmk @u < /mnt/keys/kmk.bin'
+    fi
     expect_run "the EVM key is loaded from its blob" 0 \
         sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
     expect_run "EVM's HMAC is switched on" 0 sh -c 'echo 1 > /sys/kernel/security/evm'
+    drop_master
     expect_run "the appraisal policy is accepted" 0 sh -c "echo '$policy' > /sys/kernel/security/ima/policy"
     label=$(cat /mnt/keys/label)
     allow_package "$label"
@@ -101,10 +171,18 @@ tool=$(readlink -f "$2")
 state=/tmp/mssf
 mkdir -p $state/dpkg/info
 export DPKG_ADMINDIR=$state/dpkg
-expect_run "the appraisal policy (programs and opened files on the disk) is accepted" 0 \
-    sh -c "echo '$policy' > /sys/kernel/security/ima/policy"
-expect_run "a user master key (the chipset's stand-in) is added" 0 \
-    sh -c 'head -c 32 /dev/urandom > /tmp/kmk.bin && keyctl padd user kmk @u < /tmp/kmk.bin'
+# The keys first: the service's state is written to the disk before the
+# appraisal policy exists (a file made before it carries no reference
+# hash, and is read again, in the next boot, before the policy is
+# written there too).
+mkdir -p /mnt/keys
+if [ -n "$keyd" ]; then
+    master_from_tpm "the master key: derived from a root the TPM seals at this first start (mssf-keyd), added as kmk"
+    udev_rule
+else
+    expect_run "a user master key (the chipset's stand-in) is added" 0 \
+        sh -c 'head -c 32 /dev/urandom > /tmp/kmk.bin && keyctl padd user kmk @u < /tmp/kmk.bin'
+fi
 # Made once (the device's provisioning), kept as its blob, and loaded
 # from the blob in every boot including this one: measured, HMACs made
 # with the key as "new" returned did not verify after a reboot with the
@@ -114,9 +192,12 @@ expect_run "the EVM key: encrypted, 64 bytes, under the master key, saved as its
 expect_run "the EVM key is loaded from its blob" 0 \
     sh -c 'keyctl add encrypted evm-key "load $(cat /tmp/evm-key.blob)" @u'
 expect_run "EVM's HMAC is switched on before anything is installed" 0 sh -c 'echo 1 > /sys/kernel/security/evm'
+drop_master
+expect_run "the appraisal policy (programs and opened files on the disk) is accepted" 0 \
+    sh -c "echo '$policy' > /sys/kernel/security/ima/policy"
 
 # The package: shell scripts, so that the host can rewrite them in place.
-mkdir -p /mnt/pkg/bin /mnt/keys
+mkdir -p /mnt/pkg/bin
 for b in $bins; do printf '#!/bin/sh\necho good\n' > /mnt/pkg/bin/$b && chmod 755 /mnt/pkg/bin/$b; done
 # It prints its Smack label (another LSM's context where Smack is not active).
 printf '#!/bin/sh\necho labelled $(cat /proc/self/attr/current 2>/dev/null)\n' > /mnt/pkg/bin/labelled
@@ -199,7 +280,8 @@ expect_run "the binary labelled by the upgrade runs" 0 /mnt/pkg/bin/labelled
 case "$last_out" in "labelled $want_label"*) ok "printing its Smack label (another LSM's context without Smack): $last_out" ;; *) not_ok "labelled printed '$last_out'" ;; esac
 expect_run "verify finds hashes, labels and HMACs in place (exit 0)" 0 mssf verify evmpkg
 
-cp /tmp/kmk.bin /tmp/evm-key.blob /mnt/keys/ && printf %s "$label" > /mnt/keys/label
+cp /tmp/evm-key.blob /mnt/keys/ && printf %s "$label" > /mnt/keys/label
+[ -n "$keyd" ] || cp /tmp/kmk.bin /mnt/keys/
 [ -s /mnt/keys/evm-key.blob ] && ok "the EVM key's blob is saved for the next boot" || not_ok "no evm-key blob"
 sync
 expect_run "the disk is remounted read-only (clean for the host's debugfs)" 0 mount -o remount,ro /mnt

@@ -1,0 +1,232 @@
+/*
+ * The root key at start, once per process.
+ *
+ * First start (no state file): a TPM that answers gets a new 256-bit
+ * root, from libcrypto's generator mixed with the TPM's own (either alone
+ * would do; both so that neither has to be trusted alone), sealed under
+ * its storage key with a random authorization; the sealed object is then
+ * unsealed once and compared before anything is written, so a state file
+ * always holds a root that comes back. Only then is root.state written,
+ * and it never holds the root. Without a TPM (nothing answers at the
+ * TCTI, and the policy allows it) the root is a software key, written to
+ * root.state in the clear for the service's user alone: the weaker mode,
+ * logged and reported as such, and recorded in every blob.
+ *
+ * Every later start: the state says which mode. In TPM mode the storage
+ * key is recreated and its name compared with the one recorded: a
+ * different name means the sealed root cannot load, and the endorsement
+ * key's name says why (the same TPM, cleared: RootKeyLost; another TPM:
+ * ForeignTpm), without sending the Load that would fail. Otherwise the
+ * root is unsealed, once.
+ *
+ * What it never does: make a new root over a state it cannot use (a
+ * damaged file, a cleared TPM, a TPM that does not answer), since every
+ * blob made under the old root would then be silently unreadable; a
+ * person moves root.state away for that (docs/keyd.md). Nor try a TPM
+ * command twice, nor fall back from a TPM that answers with an error to
+ * software: each start is one attempt, and the error is the service's
+ * state until it restarts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cipher.h"
+#include "provision.h"
+#include "rootstate.h"
+#include "secmem.h"
+#include "tpm.h"
+
+/* A root-sized secret in the secure heap, wiped when it goes. */
+static void secret_free(uint8_t *secret) {
+        secmem_free(secret, ROOTKEY_SIZE);
+}
+DEFINE_CLEANUP(uint8_t *, secret_free);
+
+/* A TPM_E_* outcome as the service's error. */
+static int tpm_error(int r, const char *tcti, const char *tpm_err, KeydError *error) {
+        switch (r) {
+        case TPM_E_ABSENT:
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the root key is sealed by a TPM, and no TPM answers at %s (%s)", tcti, tpm_err);
+        case TPM_E_LOCKOUT:
+                return keyd_fail(error, KEYD_E_TPM_LOCKOUT,
+                                 "the TPM is in dictionary-attack lockout (%s); the service does not retry "
+                                 "(that would only prolong it): wait for the lockout to end, or reset it "
+                                 "with the lockout authorization, then restart the service", tpm_err);
+        case TPM_E_INTEGRITY:
+        case TPM_E_AUTH:
+                return keyd_fail(error, KEYD_E_STATE_DAMAGED,
+                                 "the sealed root in root.state does not unseal although it names this TPM's "
+                                 "storage key: the file was altered (%s)", tpm_err);
+        case TPM_E_FAILED:
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "the TPM refused: %s", tpm_err);
+        }
+        return keyd_fail(error, r < 0 ? r : -EIO, "TPM: %s", strerror(r < 0 ? -r : EIO));
+}
+
+static bool same_name(const TpmName *a, const TpmName *b) {
+        return a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0;
+}
+
+static int software_start(const ProvisionOptions *options, RootState *state, RootKey **ret_root,
+                          KeydError *error) {
+        int r = rootkey_new(state->secret, ROOT_MODE_SOFTWARE, ret_root);
+
+        return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
+}
+
+static int tpm_start(const ProvisionOptions *options, const char *tcti, RootState *state,
+                     RootKey **ret_root, ProvisionResult *result, KeydError *error) {
+        _cleanup_(tpm_freep) Tpm *tpm = NULL;
+        _cleanup_(secret_freep) uint8_t *secret = secmem_alloc(ROOTKEY_SIZE);
+        char tpm_err[256] = "";
+        TpmName name;
+        int r;
+
+        if (!secret)
+                return keyd_fail(error, -ENOMEM, "no locked memory for the root key");
+        r = tpm_open(tcti, &tpm, tpm_err, sizeof(tpm_err));
+        if (r == 0)
+                r = tpm_storage_name(tpm, &name, tpm_err, sizeof(tpm_err));
+        if (r == 0 && !same_name(&name, &state->storage_name)) {
+                r = tpm_endorsement_name(tpm, &name, tpm_err, sizeof(tpm_err));
+                tpm_release(tpm);
+                result->tpm_commands = tpm_commands(tpm);
+                if (r != 0)
+                        return tpm_error(r, tcti, tpm_err, error);
+                if (same_name(&name, &state->endorsement_name))
+                        return keyd_fail(error, KEYD_E_ROOT_KEY_LOST,
+                                         "root key lost: this TPM was cleared after the root key was sealed "
+                                         "(its storage hierarchy changed, its endorsement key did not), so "
+                                         "nothing made under that root can be opened again; root.state in %s "
+                                         "is kept; move it away to make a new root (docs/keyd.md)",
+                                         options->state_dir);
+                return keyd_fail(error, KEYD_E_FOREIGN_TPM,
+                                 "the root key in %s/root.state was sealed by another TPM (neither this "
+                                 "TPM's storage key nor its endorsement key is the one it names): the state "
+                                 "was copied from another device, or the TPM was replaced",
+                                 options->state_dir);
+        }
+        if (r == 0)
+                r = tpm_unseal(tpm, &state->sealed, state->auth, secret, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
+        tpm_release(tpm);
+        result->tpm_commands = tpm_commands(tpm);
+        if (r != 0)
+                return tpm_error(r, tcti, tpm_err, error);
+        r = rootkey_new(secret, ROOT_MODE_TPM, ret_root);
+        return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
+}
+
+/* The first start with a TPM that answers: a new root, sealed, checked, recorded. */
+static int tpm_first_start(const ProvisionOptions *options, const char *tcti, Tpm *tpm, RootState *state,
+                           RootKey **ret_root, ProvisionResult *result, KeydError *error) {
+        _cleanup_(secret_freep) uint8_t *secret = secmem_alloc(ROOTKEY_SIZE);
+        _cleanup_(secret_freep) uint8_t *check = secmem_alloc(ROOTKEY_SIZE);
+        _cleanup_(secret_freep) uint8_t *mix = secmem_alloc(ROOTKEY_SIZE);
+        char tpm_err[256] = "";
+        int r;
+
+        if (!secret || !check || !mix)
+                return keyd_fail(error, -ENOMEM, "no locked memory for the root key");
+        state->mode = ROOT_MODE_TPM;
+        r = tpm_storage_name(tpm, &state->storage_name, tpm_err, sizeof(tpm_err));
+        if (r == 0)
+                r = tpm_endorsement_name(tpm, &state->endorsement_name, tpm_err, sizeof(tpm_err));
+        if (r == 0)
+                r = tpm_random(tpm, mix, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
+        if (r == 0 && (cipher_random(secret, ROOTKEY_SIZE) < 0 || cipher_random(state->auth, ROOTSTATE_AUTH_SIZE) < 0))
+                r = keyd_fail(error, -EIO, "libcrypto's random generator failed");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; r == 0 && i < ROOTKEY_SIZE; i++)
+                secret[i] ^= mix[i];
+        if (r == 0)
+                r = tpm_seal(tpm, secret, ROOTKEY_SIZE, state->auth, &state->sealed, tpm_err, sizeof(tpm_err));
+        if (r == 0)
+                r = tpm_unseal(tpm, &state->sealed, state->auth, check, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
+        tpm_release(tpm);
+        result->tpm_commands = tpm_commands(tpm);
+        if (r != 0)
+                return tpm_error(r, tcti, tpm_err, error);
+        if (!cipher_equal(secret, check, ROOTKEY_SIZE))
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the TPM unsealed something other than what it sealed");
+        r = rootstate_write(options->state_dir, state);
+        if (r < 0)
+                return keyd_fail(error, r, "cannot write %s/root.state: %s", options->state_dir, strerror(-r));
+        result->created = true;
+        r = rootkey_new(secret, ROOT_MODE_TPM, ret_root);
+        return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
+}
+
+static int software_first_start(const ProvisionOptions *options, RootState *state, RootKey **ret_root,
+                                ProvisionResult *result, KeydError *error) {
+        int r;
+
+        state->mode = ROOT_MODE_SOFTWARE;
+        if (cipher_random(state->secret, ROOTKEY_SIZE) < 0)
+                return keyd_fail(error, -EIO, "libcrypto's random generator failed");
+        r = rootstate_write(options->state_dir, state);
+        if (r < 0)
+                return keyd_fail(error, r, "cannot write %s/root.state: %s", options->state_dir, strerror(-r));
+        result->created = true;
+        return software_start(options, state, ret_root, error);
+}
+
+static int first_start(const ProvisionOptions *options, const char *tcti, RootState *state,
+                       RootKey **ret_root, ProvisionResult *result, KeydError *error) {
+        _cleanup_(tpm_freep) Tpm *tpm = NULL;
+        char tpm_err[256] = "";
+        int r;
+
+        if (mkdir(options->state_dir, 0700) < 0 && errno != EEXIST)
+                return keyd_fail(error, -errno, "cannot make %s: %s", options->state_dir, strerror(errno));
+        if (options->tpm_policy == TPM_POLICY_NONE) {
+                snprintf(result->tpm_note, sizeof(result->tpm_note), "software only, by configuration");
+                return software_first_start(options, state, ret_root, result, error);
+        }
+        r = tpm_open(tcti, &tpm, tpm_err, sizeof(tpm_err));
+        if (r == TPM_E_ABSENT && options->tpm_policy == TPM_POLICY_AUTO) {
+                snprintf(result->tpm_note, sizeof(result->tpm_note), "nothing answers at %s: %s", tcti, tpm_err);
+                return software_first_start(options, state, ret_root, result, error);
+        }
+        if (r == TPM_E_ABSENT)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "a TPM is required, and none answers at %s (%s)",
+                                 tcti, tpm_err);
+        if (r != 0)
+                return tpm_error(r, tcti, tpm_err, error);
+        return tpm_first_start(options, tcti, tpm, state, ret_root, result, error);
+}
+
+int provision_root(const ProvisionOptions *options, RootKey **ret_root, ProvisionResult *ret_result,
+                   KeydError *error) {
+        _cleanup_(rootstate_freep) RootState *state = rootstate_new();
+        const char *tcti = options->tcti ? options->tcti : PROVISION_DEFAULT_TCTI;
+        char state_err[256] = "";
+        int r;
+
+        *ret_result = (ProvisionResult) { 0 };
+        if (!state)
+                return keyd_fail(error, -ENOMEM, "no locked memory for the root key (raise LimitMEMLOCK)");
+        r = rootstate_read(options->state_dir, state, state_err, sizeof(state_err));
+        if (r == -ENOENT)
+                return first_start(options, tcti, state, ret_root, ret_result, error);
+        if (r == ROOTSTATE_E_INVALID)
+                return keyd_fail(error, KEYD_E_STATE_DAMAGED,
+                                 "%s/root.state is damaged (%s); it is kept as it is, since a new root would "
+                                 "make every blob unreadable: restore it, or move it away to start over",
+                                 options->state_dir, state_err);
+        if (r < 0)
+                return keyd_fail(error, r, "cannot read %s/root.state: %s", options->state_dir, strerror(-r));
+        if (state->mode == ROOT_MODE_SOFTWARE && options->tpm_policy == TPM_POLICY_REQUIRED)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the root key is a software key (made without a TPM), and a TPM is required");
+        if (state->mode == ROOT_MODE_SOFTWARE)
+                return software_start(options, state, ret_root, error);
+        if (options->tpm_policy == TPM_POLICY_NONE)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the root key is sealed by a TPM, and the service is told to use none");
+        return tpm_start(options, tcti, state, ret_root, ret_result, error);
+}
