@@ -54,17 +54,17 @@ packages="librpm-dev libpopt-dev"
 started=$(date +%s)
 
 fail() {
-        echo "not ok - $1"
-        exit 1
+    echo "not ok - $1"
+    exit 1
 }
 
 skip() {
-        echo "SKIP: $1"
-        exit 77
+    echo "SKIP: $1"
+    exit 77
 }
 
 for t in apt-get dpkg-deb meson ninja pkg-config python3; do
-        command -v "$t" >/dev/null || fail "$t is not installed (tools/install-deps)"
+    command -v "$t" >/dev/null || fail "$t is not installed (tools/install-deps)"
 done
 
 # fetch: SUITE's packages downloaded and unpacked into $cache/root, their
@@ -72,39 +72,39 @@ done
 # in $cache/fetched. Replaces the cached copy only once all of it is in
 # place. apt's output in $cache/apt.log.
 fetch() {
-        local apt=$cache/apt new=$cache/new deb pc opts
-        [ -r "$keyring" ] || { echo "$keyring is missing (debian-archive-keyring): apt could not check $suite's signatures" > "$cache/apt.log"; return 1; }
-        rm -rf "$apt" "$new"
-        mkdir -p "$apt"/etc/sources.list.d "$apt"/etc/preferences.d "$apt"/lists/partial \
-                "$apt"/archives/partial "$new/debs" "$new/root" "$new/pkgconfig" || return 1
-        echo "deb [signed-by=$keyring] $mirror $suite main" > "$apt/etc/sources.list"
-        # apt's state, lists and archives live in the cache, and it is told
-        # that no package is installed (Dir::State::status): the host's
-        # sources, lists and dpkg database are neither read nor written
-        # (its apt.conf.d, a proxy for instance, still applies).
-        # The mirror may be a stored snapshot past its Valid-Until: the
-        # signature is still checked, only the expiry is not.
-        opts=(-o "Dir::Etc=$apt/etc" -o "Dir::State=$apt" -o "Dir::State::Lists=$apt/lists"
-              -o "Dir::Cache=$apt" -o "Dir::Cache::Archives=$apt/archives"
-              -o Dir::State::status=/dev/null -o Acquire::Check-Valid-Until=false
-              -o APT::Architecture=amd64 -o Acquire::Languages=none -o APT::Sandbox::User=root)
-        # shellcheck disable=SC2086 # packages are words
-        apt-get "${opts[@]}" -q update > "$cache/apt.log" 2>&1 &&
-                (cd "$new/debs" && apt-get "${opts[@]}" -q download $packages) >> "$cache/apt.log" 2>&1 ||
-                return 1
-        for deb in "$new"/debs/*.deb; do
-                dpkg-deb -x "$deb" "$new/root" || return 1
-                echo "Debian $suite's $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)"
-        done > "$new/fetched" || return 1
-        # The .pc files as Debian ships them say prefix=/usr: moved to the
-        # unpacked tree, as a librpm installed under another prefix says.
-        for pc in "$new"/root/usr/lib/*/pkgconfig/*.pc; do
-                [ -f "$pc" ] || return 1
-                sed "s#^\([A-Za-z_]*\)=/usr#\1=$cache/root/usr#" "$pc" > "$new/pkgconfig/${pc##*/}" || return 1
-        done
-        rm -rf "$apt" "$cache/root" "$cache/pkgconfig" "$cache/fetched"
-        mv "$new/root" "$cache/root" && mv "$new/pkgconfig" "$cache/pkgconfig" &&
-                mv "$new/fetched" "$cache/fetched" && rm -rf "$new"
+    local apt=$cache/apt new=$cache/new deb pc opts
+    [ -r "$keyring" ] || { echo "$keyring is missing (debian-archive-keyring): apt could not check $suite's signatures" > "$cache/apt.log"; return 1; }
+    rm -rf "$apt" "$new"
+    mkdir -p "$apt"/etc/sources.list.d "$apt"/etc/preferences.d "$apt"/lists/partial \
+        "$apt"/archives/partial "$new/debs" "$new/root" "$new/pkgconfig" || return 1
+    echo "deb [signed-by=$keyring] $mirror $suite main" > "$apt/etc/sources.list"
+    # apt's state, lists and archives live in the cache, and it is told
+    # that no package is installed (Dir::State::status): the host's
+    # sources, lists and dpkg database are neither read nor written
+    # (its apt.conf.d, a proxy for instance, still applies).
+    # The mirror may be a stored snapshot past its Valid-Until: the
+    # signature is still checked, only the expiry is not.
+    opts=(-o "Dir::Etc=$apt/etc" -o "Dir::State=$apt" -o "Dir::State::Lists=$apt/lists"
+          -o "Dir::Cache=$apt" -o "Dir::Cache::Archives=$apt/archives"
+          -o Dir::State::status=/dev/null -o Acquire::Check-Valid-Until=false
+          -o APT::Architecture=amd64 -o Acquire::Languages=none -o APT::Sandbox::User=root)
+    # shellcheck disable=SC2086 # packages are words
+    apt-get "${opts[@]}" -q update > "$cache/apt.log" 2>&1 &&
+        (cd "$new/debs" && apt-get "${opts[@]}" -q download $packages) >> "$cache/apt.log" 2>&1 ||
+        return 1
+    for deb in "$new"/debs/*.deb; do
+        dpkg-deb -x "$deb" "$new/root" || return 1
+        echo "Debian $suite's $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)"
+    done > "$new/fetched" || return 1
+    # The .pc files as Debian ships them say prefix=/usr: moved to the
+    # unpacked tree, as a librpm installed under another prefix says.
+    for pc in "$new"/root/usr/lib/*/pkgconfig/*.pc; do
+        [ -f "$pc" ] || return 1
+        sed "s#^\([A-Za-z_]*\)=/usr#\1=$cache/root/usr#" "$pc" > "$new/pkgconfig/${pc##*/}" || return 1
+    done
+    rm -rf "$apt" "$cache/root" "$cache/pkgconfig" "$cache/fetched"
+    mv "$new/root" "$cache/root" && mv "$new/pkgconfig" "$cache/pkgconfig" &&
+        mv "$new/fetched" "$cache/fetched" && rm -rf "$new"
 }
 
 mkdir -p "$cache" || fail "cannot make $cache"
@@ -112,15 +112,15 @@ exec 9>"$cache/lock"
 flock 9
 fresh=$(find "$cache/fetched" -mmin -$((7 * 24 * 60)) 2>/dev/null)
 if [ "${RPM_DEBIAN_REFETCH:-0}" = 1 ] || [ -z "$fresh" ]; then
-        echo "# fetching $packages from $mirror $suite"
-        if ! fetch; then
-                reason=$(tail -n 5 "$cache/apt.log" | sed 's/^/#   | /')
-                [ -f "$cache/fetched" ] || { printf '%s\n' "$reason"; skip "apt cannot fetch $packages from $mirror $suite (above)"; }
-                printf '%s\n' "$reason"
-                echo "# apt cannot fetch them now (above): using those fetched on $(date -u -r "$cache/fetched" +%F)"
-        fi
+    echo "# fetching $packages from $mirror $suite"
+    if ! fetch; then
+        reason=$(tail -n 5 "$cache/apt.log" | sed 's/^/#   | /')
+        [ -f "$cache/fetched" ] || { printf '%s\n' "$reason"; skip "apt cannot fetch $packages from $mirror $suite (above)"; }
+        printf '%s\n' "$reason"
+        echo "# apt cannot fetch them now (above): using those fetched on $(date -u -r "$cache/fetched" +%F)"
+    fi
 fi
-flock -u 9
+# The lock stays held: a run that refetches replaces the cached tree.
 sed 's/^/# built against /' "$cache/fetched"
 
 export PKG_CONFIG_PATH=$cache/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
@@ -133,7 +133,7 @@ pkg-config --atleast-version=4.20 rpm || fail "Debian $suite's librpm is $versio
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mssf-librpm420.XXXXXX") || exit 1
 cleanup() {
-        if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
+    if [ "${MSSF_TEST_KEEP:-0}" = 1 ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -141,13 +141,13 @@ trap 'exit 1' INT TERM HUP
 # The user-mode-linux tests are not part of this build; they would only
 # make meson look for their kernel.
 if ! meson setup "$work/build" "$src" -Dwerror=true -Drpm=enabled -Duml_tests=disabled -Db_colorout=never > "$work/setup.log" 2>&1; then
-        tail -n 20 "$work/setup.log" | sed 's/^/#   | /'
-        fail "meson setup with librpm $version on PKG_CONFIG_PATH failed (above)"
+    tail -n 20 "$work/setup.log" | sed 's/^/#   | /'
+    fail "meson setup with librpm $version on PKG_CONFIG_PATH failed (above)"
 fi
 grep -q "^Run-time dependency rpm found: YES $version\$" "$work/setup.log" ||
-        fail "meson did not find librpm $version: $(grep -m 1 'dependency rpm' "$work/setup.log")"
+    fail "meson did not find librpm $version: $(grep -m 1 'dependency rpm' "$work/setup.log")"
 grep -q '^Has header "rpm/rpmplugin.h" with dependency rpm: YES' "$work/setup.log" ||
-        fail "meson did not find librpm $version's <rpm/rpmplugin.h>"
+    fail "meson did not find librpm $version's <rpm/rpmplugin.h>"
 echo "ok - meson setup finds librpm $version and its <rpm/rpmplugin.h>"
 
 # Every object compiled from policy/rpm (and tests/rpm's layout check),
@@ -166,23 +166,28 @@ layout_object=$(awk -F'\t' '$2 == "tests/rpm/hooks-layout.c" { print $1 }' "$wor
 [ -n "$plugin_object" ] || fail "no object for policy/rpm/plugin.c in the build"
 [ -n "$layout_object" ] || fail "no object for tests/rpm/hooks-layout.c: meson did not choose the public header"
 awk -F'\t' '$2 == "policy/rpm/plugin.c" && $1 !~ /fault/ { print $3 }' "$work/objects" |
-        grep -q -- '-DMSSF_RPM_PUBLIC_PLUGIN_H=1' ||
-        fail "the plugin is not compiled with -DMSSF_RPM_PUBLIC_PLUGIN_H=1 against librpm $version"
+    grep -q -- '-DMSSF_RPM_PUBLIC_PLUGIN_H=1' ||
+    fail "the plugin is not compiled with -DMSSF_RPM_PUBLIC_PLUGIN_H=1 against librpm $version"
 
 # shellcheck disable=SC2046 # object names are words without spaces
-if ! ninja -C "$work/build" $(cut -f1 "$work/objects") > "$work/ninja.log" 2>&1; then
-        grep -v '^\[' "$work/ninja.log" | head -n 40 | sed 's/^/#   | /'
-        fail "policy/rpm does not compile against librpm $version's public <rpm/rpmplugin.h> (above)"
+if ! ninja -C "$work/build" $(awk -F'\t' '$2 ~ /^policy\/rpm\// { print $1 }' "$work/objects") > "$work/ninja.log" 2>&1; then
+    grep -v '^\[' "$work/ninja.log" | head -n 40 | sed 's/^/#   | /'
+    fail "policy/rpm does not compile against librpm $version's public <rpm/rpmplugin.h> (above)"
 fi
 # The headers the compiler read, as ninja recorded them from its
 # dependency file.
 deps=$work/deps
 ninja -C "$work/build" -t deps "$plugin_object" > "$deps" || fail "ninja has no dependencies for $plugin_object"
 grep -q "$cache/root/usr/include/rpm/rpmplugin.h" "$deps" ||
-        fail "$plugin_object was not compiled with librpm $version's rpmplugin.h"
+    fail "$plugin_object was not compiled with librpm $version's rpmplugin.h"
 ! grep -q '^ */usr/include/rpm/' "$deps" ||
-        fail "$plugin_object includes the host's rpm headers: $(grep -o '/usr/include/rpm/[^ ]*' "$deps" | head -n 3 | tr '\n' ' ')"
-echo "ok - policy/rpm compiles with -Werror against librpm $version's <rpm/rpmplugin.h> ($(wc -l < "$work/objects") objects)"
+    fail "$plugin_object includes the host's rpm headers: $(grep -o '/usr/include/rpm/[^ ]*' "$deps" | head -n 3 | tr '\n' ' ')"
+echo "ok - policy/rpm compiles with -Werror against librpm $version's <rpm/rpmplugin.h> ($(grep -c '	policy/rpm/' "$work/objects") objects)"
+
+if ! ninja -C "$work/build" "$layout_object" > "$work/ninja.log" 2>&1; then
+    grep -v '^\[' "$work/ninja.log" | head -n 40 | sed 's/^/#   | /'
+    fail "rpm-hooks.h's hook table, which rpm 4.18 builds export, is not librpm $version's (above)"
+fi
 echo "ok - hooks-layout.c: rpm-hooks.h's hook table (rpm 4.18 builds) is librpm $version's, field by field"
 
 # The layout check can fail: its compile line again, against a copy of
@@ -200,9 +205,9 @@ EOF
 layout_command=$(awk -F'\t' '$2 == "tests/rpm/hooks-layout.c" { print $3 }' "$work/objects")
 # The compile line is meson's, one shell word per argument.
 if (cd "$work/build" && eval "$layout_command -iquote $work/swapped -fsyntax-only") > "$work/swapped.log" 2>&1; then
-        fail "hooks-layout.c compiles with fsm_file_pre and fsm_file_post swapped: it checks nothing"
+    fail "hooks-layout.c compiles with fsm_file_pre and fsm_file_post swapped: it checks nothing"
 fi
 grep -q 'fsm_file_pre is at another offset' "$work/swapped.log" ||
-        fail "hooks-layout.c failed on swapped hooks, but not for their offsets: $(head -n 3 "$work/swapped.log")"
+    fail "hooks-layout.c failed on swapped hooks, but not for their offsets: $(head -n 3 "$work/swapped.log")"
 echo "ok - hooks-layout.c refuses a hook table with fsm_file_pre and fsm_file_post swapped"
 echo "# $(($(date +%s) - started)) s"
