@@ -8,10 +8,23 @@
  *                                          WINDOW calls kept in flight: calls/s
  *   bench-bus idle ADDR COUNT              COUNT connections that said Hello,
  *                                          held until stdin closes
+ *   bench-bus connect ADDR COUNT           a storm: COUNT connections opened one
+ *                                          after another, each to its Hello
+ *                                          reply, all held: connects/s
+ *   bench-bus names ADDR COUNT CALLS       one connection owns COUNT names;
+ *                                          ListNames and GetNameOwner, CALLS of
+ *                                          each: median (us)
+ *   bench-bus fanout ADDR SUBS RULES COUNT SUBS connections with RULES match rules
+ *                                          each, one of which matches; COUNT
+ *                                          broadcasts: deliveries/s, and the
+ *                                          same with no rule matching: signals/s
+ *   bench-bus churn ADDR NAMES             RequestName and ReleaseName of NAMES
+ *                                          names: names/s
  *
  * Results go to stdout as "key value" lines for the driver script.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +251,224 @@ static int run_idle(const char *address, unsigned count) {
         return 0;
 }
 
+static int raise_nofile(unsigned count) {
+        struct rlimit rl = { count + 64, count + 64 };
+
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+                perror("setrlimit");
+                return -errno;
+        }
+        return 0;
+}
+
+static int run_connect(const char *address, unsigned count) {
+        sd_bus **buses = calloc(count, sizeof(sd_bus *));
+        uint64_t start;
+        int failed = 0;
+
+        if (!buses || raise_nofile(count) < 0)
+                return 1;
+        start = now_ns();
+        for (unsigned i = 0; i < count; i++) {
+                /* sd_bus_start() returns before Hello's reply: asking the unique name waits for it. */
+                int r = bus_connect(address, &buses[i]);
+                if (r >= 0)
+                        r = sd_bus_get_unique_name(buses[i], &(const char *){ NULL });
+                if (r < 0) {
+                        fprintf(stderr, "connect: connection %u: %s\n", i, strerror(-r));
+                        failed = 1;
+                        count = i;
+                        break;
+                }
+        }
+        if (!failed)
+                printf("connects_per_s %.0f\n", count / ((now_ns() - start) / 1e9));
+        for (unsigned i = 0; i < count; i++)
+                sd_bus_flush_close_unref(buses[i]);
+        free(buses);
+        return failed;
+}
+
+static int call_driver(sd_bus *bus, const char *member, const char *name, uint64_t *ret_ns) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        uint64_t start = now_ns();
+        int r = name ? sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus", member, &error, &reply, "s", name) :
+                       sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus", member, &error, &reply, "");
+
+        *ret_ns = now_ns() - start;
+        if (r < 0)
+                fprintf(stderr, "names: %s: %s\n", member, error.message ? error.message : strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int run_names(const char *address, unsigned count, unsigned calls) {
+        uint64_t *list = calloc(calls, sizeof(uint64_t)), *owner = calloc(calls, sizeof(uint64_t));
+        sd_bus *bus = NULL;
+        char name[64];
+        int r;
+
+        if (!list || !owner || bus_connect(address, &bus) < 0)
+                return 1;
+        for (unsigned i = 0; i < count; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchName.n%u", i);
+                r = sd_bus_request_name(bus, name, 0);
+                if (r < 0) {
+                        fprintf(stderr, "names: RequestName %s: %s\n", name, strerror(-r));
+                        return 1;
+                }
+        }
+        srand(42);
+        for (unsigned i = 0; i < calls; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchName.n%u", (unsigned) rand() % count);
+                if (call_driver(bus, "ListNames", NULL, &list[i]) < 0 ||
+                    call_driver(bus, "GetNameOwner", name, &owner[i]) < 0)
+                        return 1;
+        }
+        qsort(list, calls, sizeof(uint64_t), cmp_u64);
+        qsort(owner, calls, sizeof(uint64_t), cmp_u64);
+        printf("listnames_us %.1f\n", list[calls / 2] / 1000.0);
+        printf("getnameowner_us %.1f\n", owner[calls / 2] / 1000.0);
+        sd_bus_flush_close_unref(bus);
+        free(list);
+        free(owner);
+        return 0;
+}
+
+static int subscribe(sd_bus *bus, unsigned rules, bool match) {
+        char rule[160];
+
+        for (unsigned i = 0; i < rules; i++) {
+                int r;
+
+                /* The one matching rule last: every other one is looked at first. */
+                if (match && i == rules - 1)
+                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan',member='Tick'");
+                else    /* the same interface: no index by interface spares a look at it */
+                        snprintf(rule, sizeof(rule), "type='signal',interface='org.mssf.Fan',member='M%u'", i);
+                r = sd_bus_add_match(bus, NULL, rule, NULL, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A round trip to the driver: everything sent before it was handled. */
+static int sync_bus(sd_bus *bus) {
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                   "org.freedesktop.DBus.Peer", "Ping", NULL, &reply, "");
+
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int emit(sd_bus *sender, unsigned count) {
+        for (unsigned i = 0; i < count; i++) {
+                int r = sd_bus_emit_signal(sender, "/org/mssf/Fan", "org.mssf.Fan", "Tick", "u", i);
+                if (r < 0)
+                        return r;
+                /* Not faster than the bus reads: its queue toward us is bounded. */
+                if (i % 64 == 63) {
+                        r = sd_bus_flush(sender);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return sd_bus_flush(sender);
+}
+
+static int run_fanout_one(const char *address, unsigned subs, unsigned rules, unsigned count, bool match,
+                          double *ret) {
+        sd_bus **buses = calloc(subs, sizeof(sd_bus *)), *sender = NULL;
+        unsigned *got = calloc(subs, sizeof(unsigned));
+        uint64_t start, total = 0;
+        int r = 0;
+
+        if (!buses || !got || raise_nofile(subs + 16) < 0 || bus_connect(address, &sender) < 0)
+                return -ENOMEM;
+        for (unsigned i = 0; r >= 0 && i < subs; i++) {
+                r = bus_connect(address, &buses[i]);
+                if (r >= 0)
+                        r = subscribe(buses[i], rules, match);
+        }
+        for (unsigned i = 0; r >= 0 && i < subs; i++)
+                r = sync_bus(buses[i]);         /* every rule is in place */
+        if (r < 0)
+                goto out;
+        start = now_ns();
+        r = emit(sender, count);
+        if (r >= 0 && !match)
+                r = sync_bus(sender);
+        while (r >= 0 && match && total < (uint64_t) subs * count) {
+                bool progress = false;
+
+                for (unsigned i = 0; r >= 0 && i < subs; i++) {
+                        sd_bus_message *m = NULL;
+
+                        while (got[i] < count && (r = sd_bus_process(buses[i], &m)) > 0) {
+                                if (m && sd_bus_message_is_signal(m, "org.mssf.Fan", "Tick")) {
+                                        got[i]++;
+                                        total++;
+                                }
+                                sd_bus_message_unref(m);
+                                m = NULL;
+                                progress = true;
+                        }
+                }
+                if (r >= 0 && !progress)
+                        r = sd_bus_wait(buses[0], 1000);
+        }
+        if (r >= 0)
+                *ret = (match ? (double) subs * count : (double) count) / ((now_ns() - start) / 1e9);
+out:
+        for (unsigned i = 0; i < subs; i++)
+                sd_bus_flush_close_unref(buses[i]);
+        sd_bus_flush_close_unref(sender);
+        free(buses);
+        free(got);
+        return r < 0 ? r : 0;
+}
+
+static int run_fanout(const char *address, unsigned subs, unsigned rules, unsigned count) {
+        double delivered = 0, unmatched = 0;
+        int r = run_fanout_one(address, subs, rules, count, true, &delivered);
+
+        if (r >= 0)
+                r = run_fanout_one(address, subs, rules, count * 4, false, &unmatched);
+        if (r < 0) {
+                fprintf(stderr, "fanout: %s\n", strerror(-r));
+                return 1;
+        }
+        printf("fanout_per_s %.0f\n", delivered);
+        printf("nomatch_per_s %.0f\n", unmatched);
+        return 0;
+}
+
+static int run_churn(const char *address, unsigned names) {
+        sd_bus *bus = NULL;
+        char name[64];
+        uint64_t start;
+
+        if (bus_connect(address, &bus) < 0)
+                return 1;
+        start = now_ns();
+        for (unsigned i = 0; i < names; i++) {
+                snprintf(name, sizeof(name), "org.mssf.BenchChurn.n%u", i);
+                if (sd_bus_request_name(bus, name, 0) < 0 || sd_bus_release_name(bus, name) < 0) {
+                        fprintf(stderr, "churn: %s\n", name);
+                        return 1;
+                }
+        }
+        printf("churn_per_s %.0f\n", names / ((now_ns() - start) / 1e9));
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc >= 3 && !strcmp(argv[1], "server"))
                 return run_server(argv[2]);
@@ -247,6 +478,16 @@ int main(int argc, char **argv) {
                 return run_throughput(argv[2], atof(argv[3]), (size_t)atoi(argv[4]), (unsigned)atoi(argv[5]));
         if (argc >= 4 && !strcmp(argv[1], "idle"))
                 return run_idle(argv[2], (unsigned)atoi(argv[3]));
-        fprintf(stderr, "usage: %s server|latency|throughput|idle ADDR ...\n", argv[0]);
+        if (argc >= 4 && !strcmp(argv[1], "connect"))
+                return run_connect(argv[2], (unsigned)atoi(argv[3]));
+        if (argc >= 5 && !strcmp(argv[1], "names"))
+                return run_names(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+        if (argc >= 6 && !strcmp(argv[1], "fanout"))
+                return run_fanout(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]),
+                                  (unsigned)atoi(argv[5]));
+        if (argc >= 4 && !strcmp(argv[1], "churn"))
+                return run_churn(argv[2], (unsigned)atoi(argv[3]));
+        fprintf(stderr, "usage: %s server|latency|throughput|idle|connect|names|fanout|churn ADDR ...\n",
+                argv[0]);
         return 2;
 }

@@ -21,11 +21,11 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 
-#include <systemd/sd-daemon.h>
 
 #include "address.h"
 #include "auth.h"
 #include "bus.h"
+#include "service-env.h"
 #include "busconfig-policy.h"
 #include "config.h"
 #include "listener.h"
@@ -112,6 +112,13 @@ int bus_new(Loop *loop, BusConfig *config, const BusHooks *hooks, void *hooks_us
         r = reply_registry_new(&bus->replies);
         if (r < 0)
                 return r;
+        /* Without its watch NSS is asked at every connect: slower, never stale. */
+        r = userdb_new("/etc", &bus->userdb);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch /etc for user and group changes; asking NSS at every "
+                                  "connection");
         bus_set_config(bus, config);
         notify_init(&bus->notify, loop, bus_count, bus);
         loop_set_post(loop, bus_post, bus);
@@ -154,7 +161,9 @@ Bus *bus_free(Bus *bus) {
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
         quota_registry_free(bus->quota);
+        uid_count_deinit(&bus->complete_by_uid);
         security_free(bus->security);
+        userdb_free(bus->userdb);
         bus_config_free(bus->config);
         free(bus);
         return NULL;
@@ -246,6 +255,8 @@ int bus_reload(Bus *bus, BusConfig *config) {
         IList *node;
         int r = security_reload(bus->security, config, &warnings, err, sizeof(err));
 
+        /* As dbus-daemon: a reload forgets what NSS said (userdb.c says when else it is forgotten). */
+        userdb_flush(bus->userdb);
         bus_log_warnings(warnings);
         if (r != 0) {
                 log_error("Failed to reload the bus policy, keeping the previous one: %s",
@@ -282,7 +293,7 @@ static void bus_add_listener(Bus *bus, Listener *listener) {
 
 /* systemd: every socket in LISTEN_FDS becomes a listener. */
 static int bus_listen_systemd(Bus *bus) {
-        int n = sd_listen_fds(true);
+        int n = service_env_listen_fds();
 
         if (n < 0)
                 return n;
@@ -290,7 +301,7 @@ static int bus_listen_systemd(Bus *bus) {
                 return -EBADF;
         for (int i = 0; i < n; i++) {
                 Listener *listener;
-                int r = listener_new_fd(bus->loop, SD_LISTEN_FDS_START + i, bus->guid,
+                int r = listener_new_fd(bus->loop, SERVICE_ENV_LISTEN_FDS_START + i, bus->guid,
                                         bus_on_accept, bus, &listener);
 
                 if (r < 0)

@@ -25,6 +25,8 @@
 #include "reply.h"
 #include "security.h"
 #include "strmap.h"
+#include "uidcount.h"
+#include "userdb.h"
 
 typedef struct BusActivation BusActivation;
 typedef struct BusConfig BusConfig;
@@ -80,6 +82,7 @@ typedef struct BusFlowCounters {
 
 struct Bus {
         Security *security;             /* (owned) busconfig policy, MSSF policy, Smack oracle */
+        UserDb *userdb;                 /* (owned, nullable) NSS's groups per uid, while true */
         Loop *loop;                     /* (not owned) */
         BusConfig *config;              /* (owned) */
         char guid[33];
@@ -104,6 +107,7 @@ struct Bus {
         uint64_t next_peer_id;
         size_t n_incomplete;
         size_t n_complete;
+        UidCount complete_by_uid;       /* registered peers per uid: max_connections_per_user */
         /*
          * An upper bound of the eavesdropping rules on the bus (rules that
          * the registry drops by itself, for a departed sender, are not

@@ -93,9 +93,11 @@ static int peer_on_unknown_type(Peer *peer, Message *message) {
 /*
  * As dbus-daemon's allow_unix_user check, once SASL succeeded and before
  * any message: a uid NSS does not know is refused (its groups cannot be
- * known), then the <allow user=>/<allow group=> rules judge the uid and
- * the groups NSS gives it (not the kernel's). A refused connection is
- * closed, as dbus-daemon closes it. 0, or CONNECTION_E_CLOSED.
+ * known), then the <allow user=>/<allow group=> rules judge the uid and,
+ * where a rule names a group, the groups NSS gives it (not the kernel's).
+ * NSS's answers come from bus->userdb while they are true. A refused
+ * connection is closed, as dbus-daemon closes it. 0, or
+ * CONNECTION_E_CLOSED.
  */
 static int peer_check_connect(Peer *peer) {
         MediateVerdict verdict;
@@ -103,7 +105,12 @@ static int peer_check_connect(Peer *peer) {
 
         if (peer->connect_checked)
                 return 0;
-        r = creds_nss_groups(peer->creds.uid, &peer->creds.nss_groups, &peer->creds.n_nss_groups);
+        /* The groups only where a connect rule names one: they change nothing else. */
+        if (peer->bus->security && security_connect_needs_groups(peer->bus->security))
+                r = userdb_groups(peer->bus->userdb, peer->creds.uid, &peer->creds.nss_groups,
+                                  &peer->creds.n_nss_groups);
+        else
+                r = userdb_user(peer->bus->userdb, peer->creds.uid);
         if (r == CREDS_E_NO_USER)
                 log_notice("Refused a connection: uid %u has no passwd entry, so its groups cannot be known",
                            (unsigned) peer->creds.uid);
@@ -383,6 +390,7 @@ void peer_disconnect(Peer *peer) {
                 reply_owner_deinit(&peer->replies);
                 peer_release_names(peer);
                 bus->n_complete--;
+                uid_count_remove(&bus->complete_by_uid, peer->creds.uid);
         } else {
                 bus->n_incomplete--;
                 bus_update_accepting(bus);

@@ -20,6 +20,7 @@
  * a reload builds a new one and swaps it in, so each message is judged
  * wholly by one policy.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -28,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-login.h>
 #include <unistd.h>
 
 #include "busconfig-internal.h"
@@ -343,6 +343,18 @@ static void connect_rules(const BcRuleSet *set, const BusconfigIdentity *identit
         }
 }
 
+static bool set_names_a_group(const BcRuleSet *set) {
+        for (size_t i = 0; i < set->n_refs; i++)
+                if (set->refs[i].rule->kind == BUS_RULE_GROUP && set->refs[i].rule->principal)
+                        return true;
+        return false;
+}
+
+bool busconfig_policy_connect_uses_groups(const BusconfigPolicy *policy) {
+        return policy && (set_names_a_group(&policy->default_rules) ||
+                          set_names_a_group(&policy->mandatory_rules));
+}
+
 void busconfig_policy_check_connect(const BusconfigPolicy *policy, const BusconfigIdentity *identity,
                                     BusconfigVerdict *ret) {
         *ret = (BusconfigVerdict){
@@ -458,9 +470,38 @@ BusconfigClient *busconfig_client_unref(BusconfigClient *client) {
         return NULL;
 }
 
+bool busconfig_policy_uses_console(const BusconfigPolicy *policy) {
+        return policy && (policy->console_true.n_refs > 0 || policy->console_false.n_refs > 0);
+}
+
+/*
+ * With logind, the question is libsystemd's sd_uid_get_seats() (logind's
+ * state files are its own business), loaded only here: a bus whose
+ * policy has no at_console rule never asks, and never maps libsystemd
+ * (broker/io/service-env.c says what that saves). Without it a user is
+ * not at the console: at_console="true" rules grant, so unknown grants
+ * nothing.
+ */
+static int (*busconfig_sd_uid_get_seats(void))(uid_t, int, char ***) {
+        static int (*fn)(uid_t, int, char ***);
+        static bool tried;
+        void *library;
+
+        if (tried)
+                return fn;
+        tried = true;
+        library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (library)
+                fn = (int (*)(uid_t, int, char ***)) dlsym(library, "sd_uid_get_seats");
+        return fn;
+}
+
 bool busconfig_user_at_console(uid_t uid) {
-        if (access("/run/systemd/seats/", F_OK) >= 0)
-                return sd_uid_get_seats(uid, 0, NULL) > 0;
+        if (access("/run/systemd/seats/", F_OK) >= 0) {
+                int (*get_seats)(uid_t, int, char ***) = busconfig_sd_uid_get_seats();
+
+                return get_seats && get_seats(uid, 0, NULL) > 0;
+        }
         char buf[BC_NAME_BUF * 16];
         struct passwd pw, *result = NULL;
         if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || !result)

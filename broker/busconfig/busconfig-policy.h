@@ -84,6 +84,14 @@ BusconfigPolicy *busconfig_policy_unref(BusconfigPolicy *policy);
  * rules of the default and mandatory contexts, last match wins, starting
  * from "only the bus's own user".
  */
+/*
+ * Whether a connect rule (<allow|deny group="...">, in the default or
+ * mandatory context) names a group: only then do a connecting uid's
+ * groups change busconfig_policy_check_connect()'s answer ("*" matches
+ * whatever the groups).
+ */
+bool busconfig_policy_connect_uses_groups(const BusconfigPolicy *policy);
+
 void busconfig_policy_check_connect(const BusconfigPolicy *policy, const BusconfigIdentity *identity,
                                     BusconfigVerdict *ret);
 
@@ -120,6 +128,13 @@ void busconfig_client_check_own(const BusconfigClient *client, const char *name,
  * without, /var/run/console/USER exists. Does I/O: call at connect time.
  */
 bool busconfig_user_at_console(uid_t uid);
+
+/*
+ * Whether any rule is in an at_console context: only then is a
+ * connection's console state worth asking (it costs a passwd lookup and
+ * a file check per connection), and without such rules it changes nothing.
+ */
+bool busconfig_policy_uses_console(const BusconfigPolicy *policy);
 
 /* Frees the warnings of busconfig_policy_new(); NULL-safe, returns NULL. */
 char **busconfig_warnings_free(char **warnings);

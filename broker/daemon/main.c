@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
 
 #include "activate.h"
 #include "bus.h"
@@ -37,6 +36,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "options.h"
+#include "service-env.h"
 
 /* Where mssf-policy writes the compiled MSSF policy (DESIGN: the default of --policy). */
 #define MAIN_DEFAULT_POLICY "/var/lib/mssf/policy.db"
@@ -98,7 +98,7 @@ static int main_on_watchdog(LoopTimer *timer, void *userdata) {
 static int main_setup_watchdog(MainWatchdog *watchdog, Loop *loop, Notify *notify) {
         *watchdog = (MainWatchdog) { .loop = loop, .notify = notify };
         loop_timer_init(&watchdog->timer, main_on_watchdog, watchdog);
-        if (sd_watchdog_enabled(false, &watchdog->interval) <= 0 || watchdog->interval == 0)
+        if (service_env_watchdog_usec(&watchdog->interval) <= 0 || watchdog->interval == 0)
                 return 0;
         return loop_timer_arm(loop, &watchdog->timer, loop_now() + watchdog->interval / 2);
 }

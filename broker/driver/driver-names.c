@@ -136,20 +136,20 @@ static int driver_method_name_has_owner(Bus *bus, Peer *peer, Message *m, Driver
 
 static int driver_append_names(Bus *bus, MessageBuilder *b) {
         const char *name;
-        NamePeerState *owner;
         size_t iter = 0;
         IList *node;
         int r;
 
+        /* Unique names the bus made, names the registry validated: no check again. */
         r = message_builder_append_basic(b, 's', BUS_DRIVER_NAME);
         for (node = bus->peers.next; r == 0 && node != &bus->peers; node = node->next) {
                 Peer *p = ILIST_ENTRY(node, Peer, link);
 
                 if (p->registered && !p->monitor)
-                        r = message_builder_append_basic(b, 's', p->unique_name);
+                        r = message_builder_append_known_string(b, p->unique_name, strlen(p->unique_name));
         }
-        while (r == 0 && names_next(bus->names, &iter, &name, &owner))
-                r = message_builder_append_basic(b, 's', name);
+        while (r == 0 && names_next(bus->names, &iter, &name, NULL))
+                r = message_builder_append_known_string(b, name, strlen(name));
         return r;
 }
 

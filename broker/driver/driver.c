@@ -176,19 +176,12 @@ int driver_emit_activatable_services_changed(Bus *bus) {
 
 static int driver_check_connection_limits(Bus *bus, Peer *peer, DriverError *error) {
         const BusConfigLimits *limits = &bus->config->limits;
-        size_t same_user = 0;
-        IList *node;
+        size_t same_user = uid_count_get(&bus->complete_by_uid, peer->creds.uid);
 
         if (limits->max_completed_connections >= 0 &&
             bus->n_complete >= (size_t) limits->max_completed_connections)
                 return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED,
                                    "The maximum number of active connections has been reached");
-        for (node = bus->peers.next; node != &bus->peers; node = node->next) {
-                Peer *other = ILIST_ENTRY(node, Peer, link);
-
-                if (other->registered && other->creds.uid == peer->creds.uid)
-                        same_user++;
-        }
         if (limits->max_connections_per_user >= 0 &&
             same_user >= (size_t) limits->max_connections_per_user)
                 return driver_fail(error, BUS_ERROR_LIMITS_EXCEEDED,
@@ -213,9 +206,14 @@ static int driver_register(Bus *bus, Peer *peer) {
 
         snprintf(peer->unique_name, sizeof(peer->unique_name), ":1.%llu",
                  (unsigned long long) peer->id);
+        r = uid_count_add(&bus->complete_by_uid, peer->creds.uid);
+        if (r < 0)
+                return r;
         r = strmap_put(&bus->peers_by_name, peer->unique_name, peer);
-        if (r != 0)
+        if (r != 0) {
+                uid_count_remove(&bus->complete_by_uid, peer->creds.uid);
                 return r < 0 ? r : -EEXIST;
+        }
         peer->registered = true;
         loop_timer_disarm(bus->loop, &peer->auth_timer);
         bus->n_incomplete--;

@@ -170,6 +170,13 @@ static int creds_passwd(uid_t uid, struct passwd *pw, char **ret_buffer) {
         }
 }
 
+int creds_nss_user(uid_t uid) {
+        _cleanup_free_ char *buffer = NULL;
+        struct passwd pw;
+
+        return creds_passwd(uid, &pw, &buffer);
+}
+
 int creds_nss_groups(uid_t uid, gid_t **ret, size_t *ret_n) {
         _cleanup_free_ char *buffer = NULL;
         struct passwd pw;

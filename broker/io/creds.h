@@ -39,3 +39,6 @@ void creds_deinit(Creds *creds);
  * call it once per connection, not per message.
  */
 int creds_nss_groups(uid_t uid, gid_t **ret, size_t *ret_n);
+
+/* Whether NSS knows uid (its passwd entry): 0, CREDS_E_NO_USER, or -errno. */
+int creds_nss_user(uid_t uid);

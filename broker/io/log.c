@@ -4,8 +4,13 @@
  * One target is chosen at start-up from the command line and the bus
  * configuration (dbus-daemon's --syslog, --syslog-only, --nosyslog and
  * <syslog/>): stderr, the system log, or both. When the journal is there,
- * "system log" means sd_journal_send() with structured fields, so an
- * event such as a denial can be found by field; else syslog(3).
+ * "system log" means a journal entry with structured fields, so an event
+ * such as a denial can be found by field; else syslog(3). The entry is
+ * sent in the journal's native protocol (systemd.io's "Native Journal
+ * Protocol": one datagram of KEY=value lines, a value with a newline
+ * length-prefixed) rather than with libsystemd's sd_journal_sendv(), for
+ * the memory service-env.c measures; an entry the socket will not take is
+ * written to syslog(3) instead, never dropped silently.
  *
  * Callers log once per event, never per D-Bus call in normal operation.
  * Library-like modules (wire, registry, mediate, auth) never call this;
@@ -13,12 +18,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
-#include <systemd/sd-journal.h>
 
 #include "log.h"
 
@@ -47,21 +55,64 @@ static bool log_have_journal(void) {
         return log_journal;
 }
 
-static void log_to_journal(int priority, const char *const *fields, const char *text) {
-        struct iovec iov[LOG_FIELDS_MAX + 3];
-        char message[sizeof("MESSAGE=") + 2048];
-        char prio[sizeof("PRIORITY=") + 4];
-        size_t n = 0;
+/*
+ * One "KEY=value" field in the native protocol: as it is, or, when the
+ * value holds a newline, "KEY\n" + its length (64-bit little endian) +
+ * value + "\n". Fields come from the caller as "KEY=value" (log.h).
+ */
+static void log_journal_field(FILE *out, const char *field) {
+        const char *eq = strchr(field, '=');
+        uint64_t size;
 
+        if (!eq || eq == field)
+                return;
+        if (!strchr(eq + 1, '\n')) {
+                fprintf(out, "%s\n", field);
+                return;
+        }
+        size = strlen(eq + 1);
+        fwrite(field, 1, (size_t) (eq - field), out);
+        fputc('\n', out);
+        for (int i = 0; i < 8; i++)
+                fputc((int) ((size >> (8 * i)) & 0xff), out);
+        fwrite(eq + 1, 1, (size_t) size, out);
+        fputc('\n', out);
+}
+
+static int log_journal_fd = -1;
+
+/* 0 when the journal took the entry, else -errno (the caller falls back). */
+static int log_to_journal(int priority, const char *const *fields, const char *text) {
+        static const struct sockaddr_un address = { .sun_family = AF_UNIX,
+                                                    .sun_path = "/run/systemd/journal/socket" };
+        char message[sizeof("MESSAGE=") + 2048], prio[sizeof("PRIORITY=") + 4];
+        char *entry = NULL;
+        size_t size = 0;
+        ssize_t sent;
+        FILE *out;
+
+        if (log_journal_fd < 0)
+                log_journal_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (log_journal_fd < 0)
+                return -errno;
+        out = open_memstream(&entry, &size);
+        if (!out)
+                return -ENOMEM;
         snprintf(message, sizeof(message), "MESSAGE=%s", text);
         snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
-        iov[n++] = (struct iovec) { message, strlen(message) };
-        iov[n++] = (struct iovec) { prio, strlen(prio) };
-        iov[n++] = (struct iovec) { (char *) "SYSLOG_IDENTIFIER=mssf-broker",
-                                    strlen("SYSLOG_IDENTIFIER=mssf-broker") };
+        log_journal_field(out, message);
+        log_journal_field(out, prio);
+        log_journal_field(out, "SYSLOG_IDENTIFIER=mssf-broker");
         for (size_t i = 0; fields && fields[i] && i < LOG_FIELDS_MAX; i++)
-                iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
-        sd_journal_sendv(iov, n);
+                log_journal_field(out, fields[i]);
+        if (fclose(out) != 0) {
+                free(entry);
+                return -ENOMEM;
+        }
+        sent = sendto(log_journal_fd, entry, size, MSG_NOSIGNAL, (const struct sockaddr *) &address,
+                      sizeof(address));
+        free(entry);
+        return sent < 0 ? -errno : 0;
 }
 
 static void log_to_syslog(int priority, const char *text) {
@@ -91,9 +142,7 @@ int log_fields(int priority, int error, const char *const *fields, const char *f
         if (log_target != LOG_TARGET_SYSTEM)
                 fprintf(stderr, "mssf-broker: %s\n", text);
         if (log_target != LOG_TARGET_STDERR) {
-                if (log_have_journal())
-                        log_to_journal(priority, fields, text);
-                else
+                if (!log_have_journal() || log_to_journal(priority, fields, text) < 0)
                         log_to_syslog(priority, text);
         }
 out:

@@ -371,16 +371,16 @@ int names_list_queued_owners(const NameRegistry *registry, const char *str,
 
 bool names_next(const NameRegistry *registry, size_t *iter, const char **ret_name,
                 NamePeerState **ret_owner) {
+        const char *key;
         void *value;
 
-        if (!strmap_next(&registry->names, iter, NULL, &value))
+        /* The key is the name's own string: listing names touches no Name. */
+        if (!strmap_next(&registry->names, iter, &key, ret_owner ? &value : NULL))
                 return false;
-
-        Name *name = value;
         if (ret_name)
-                *ret_name = name->str;
+                *ret_name = key;
         if (ret_owner)
-                *ret_owner = name_primary(name)->peer;
+                *ret_owner = name_primary((Name *) value)->peer;
         return true;
 }
 

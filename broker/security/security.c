@@ -113,13 +113,19 @@ int security_reload(Security *s, const BusConfig *config, char ***ret_warnings, 
         return 0;
 }
 
-static BusconfigIdentity identity_of(uid_t uid, const gid_t *gids, size_t n_gids) {
-        return (BusconfigIdentity){ uid, gids, n_gids, busconfig_user_at_console(uid) };
+static BusconfigIdentity identity_of(const Security *s, uid_t uid, const gid_t *gids, size_t n_gids) {
+        bool console = busconfig_policy_uses_console(s->busconfig) && busconfig_user_at_console(uid);
+
+        return (BusconfigIdentity){ uid, gids, n_gids, console };
+}
+
+bool security_connect_needs_groups(const Security *s) {
+        return busconfig_policy_connect_uses_groups(s->busconfig);
 }
 
 bool security_check_connect(Security *s, uid_t uid, const gid_t *gids, size_t n_gids, char *why,
                             size_t why_size) {
-        BusconfigIdentity id = identity_of(uid, gids, n_gids);
+        BusconfigIdentity id = identity_of(s, uid, gids, n_gids);
         BusconfigVerdict v;
         busconfig_policy_check_connect(s->busconfig, &id, &v);
         if (!v.allow && why_size) {
@@ -162,7 +168,7 @@ void security_peer_deinit(SecurityPeer *peer) {
 }
 
 int security_peer_refresh(Security *s, SecurityPeer *peer) {
-        BusconfigIdentity id = identity_of(peer->uid, peer->gids, peer->n_gids);
+        BusconfigIdentity id = identity_of(s, peer->uid, peer->gids, peer->n_gids);
         BusconfigClient *client = NULL;
         int r = busconfig_policy_get_client(s->busconfig, &id, &client);
         if (r < 0)

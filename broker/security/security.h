@@ -102,6 +102,9 @@ Security *security_free(Security *security);
 int security_reload(Security *security, const BusConfig *config, char ***ret_warnings, char *err,
                     size_t err_size);
 
+/* Whether the connect check judges groups at all (busconfig_policy_connect_uses_groups()). */
+bool security_connect_needs_groups(const Security *security);
+
 /* Whether this uid/gid set may connect (<allow user=> / <allow group=>). */
 bool security_check_connect(Security *security, uid_t uid, const gid_t *gids, size_t n_gids,
                             char *why, size_t why_size);

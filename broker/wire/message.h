@@ -217,6 +217,13 @@ int message_builder_set_destination(MessageBuilder *b, const char *destination);
 int message_builder_set_sender(MessageBuilder *b, const char *sender);
 
 int message_builder_append_basic(MessageBuilder *b, char type, const void *value);
+/*
+ * A string ('s') the caller vouches for: n bytes of valid UTF-8 without
+ * NUL, such as a bus name its registry validated when it was taken. What
+ * append_basic() does without checking it again or measuring it twice,
+ * for the bus's long lists (ListNames).
+ */
+int message_builder_append_known_string(MessageBuilder *b, const char *s, size_t n);
 int message_builder_append_fd(MessageBuilder *b, int fd);
 int message_builder_open(MessageBuilder *b, char container, const char *contents);
 int message_builder_close(MessageBuilder *b);

@@ -1,6 +1,8 @@
 """Credentials come from the kernel, per connection: a client running as
 another user (nobody) is seen as that user, cannot claim to be root in
 SASL, and is counted separately for max_connections_per_user."""
+import ctypes
+import grp
 import os
 import pwd
 import subprocess
@@ -235,3 +237,89 @@ def apply_policy(bus):
     """bus.policy in force now: ReloadConfig answers once it applied."""
     bus.write_config()
     check_reply(bus.raw().bus_call('ReloadConfig'))
+
+
+def in_private_etc(bus):
+    """This test's own /etc: a private mount namespace with a copy of /etc
+    bound over it, and the daemon restarted inside, so that the test can
+    change users and groups as an administrator would (groupadd, gpasswd)
+    without touching the machine's."""
+    if os.getuid() != 0:
+        raise Skip('needs root for a mount namespace')
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x00020000) != 0:       # CLONE_NEWNS
+        raise Skip('no mount namespace: %s' % os.strerror(ctypes.get_errno()))
+    etc = os.path.join(bus.dir, 'etc')
+    for argv in (['mount', '--make-rprivate', '/'], ['cp', '-a', '/etc', etc],
+                 ['mount', '--bind', etc, '/etc']):
+        subprocess.run(argv, check=True)
+    bus.stop()
+    bus.terminated, bus.terminate_problems = False, []
+    bus.start()
+
+
+def admin(*argv):
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+GROUP = 'mssftestgrp'
+DENIED_GROUP = DEFAULT_POLICY.replace('</policy>', '<deny group="%s"/>\n'
+                                      '  </policy>' % GROUP)
+
+
+def test_group_change_at_run_time_after_reload(bus):
+    """A user added to a group while the bus runs, and taken out again:
+    after ReloadConfig the next connection of that user is judged by its
+    groups now, by both daemons (dbus-daemon keeps NSS's answers until a
+    reload)."""
+    in_private_etc(bus)
+    user = nobody()
+    admin('groupadd', GROUP)
+    bus.policy = DENIED_GROUP
+    apply_policy(bus)
+    assert not refused_at_connect(bus, user.pw_uid, user.pw_gid, [])
+    admin('gpasswd', '-a', user.pw_name, GROUP)
+    apply_policy(bus)
+    assert refused_at_connect(bus, user.pw_uid, user.pw_gid, [])
+    admin('gpasswd', '-d', user.pw_name, GROUP)
+    apply_policy(bus)
+    assert not refused_at_connect(bus, user.pw_uid, user.pw_gid, [])
+
+
+def test_group_change_at_run_time_seen_at_once(bus):
+    """The same without a reload: mssf-broker remembers what NSS said only
+    while /etc/passwd, /etc/group and nsswitch.conf stay as they were, so
+    the very next connection sees the change, both ways, and a user
+    removed is refused at once (one of /etc/passwd's own: systemd's NSS
+    module makes nobody up whatever the files say)."""
+    in_private_etc(bus)
+    admin('groupadd', GROUP)
+    admin('useradd', '--no-create-home', '--no-user-group', '--gid', GROUP,
+          '--uid', '47110', 'mssftestuser')
+    admin('groupadd', GROUP + '2')
+    uid, gid = 47110, grp.getgrnam(GROUP).gr_gid
+    bus.policy = DEFAULT_POLICY.replace('</policy>', '<deny group="%s2"/>\n'
+                                        '  </policy>' % GROUP)
+    apply_policy(bus)
+    assert not refused_at_connect(bus, uid, gid, [])
+    admin('gpasswd', '-a', 'mssftestuser', GROUP + '2')
+    assert refused_at_connect(bus, uid, gid, [])
+    admin('gpasswd', '-d', 'mssftestuser', GROUP + '2')
+    assert not refused_at_connect(bus, uid, gid, [])
+    admin('userdel', 'mssftestuser')
+    assert refused_at_connect(bus, uid, gid, [])
+
+
+def test_user_removed_at_run_time_refused_at_once(bus):
+    """Without group rules only the user's existence is asked of NSS, and
+    remembered the same way: a user removed is refused at its next
+    connection, a user added accepted at its first."""
+    in_private_etc(bus)
+    admin('useradd', '--no-create-home', '--uid', '47111', 'mssftestuser2')
+    uid, gid = 47111, grp.getgrnam('mssftestuser2').gr_gid
+    assert not refused_at_connect(bus, uid, gid, [])
+    admin('userdel', 'mssftestuser2')
+    assert refused_at_connect(bus, uid, gid, [])
+    admin('useradd', '--no-create-home', '--uid', '47111', 'mssftestuser2')
+    assert not refused_at_connect(bus, uid, gid, [])

@@ -341,6 +341,30 @@ static void test_clients_shared(void **state) {
         assert_false(v.allow);
 }
 
+/* Only a policy with at_console rules makes asking for the console state worth it. */
+static void test_uses_console(void **state) {
+        static const struct {
+                const char *xml;
+                bool uses;
+        } policies[] = {
+                { "<busconfig><policy context=\"default\"><allow own=\"a.b\"/></policy></busconfig>", false },
+                { "<busconfig><policy at_console=\"true\"><allow own=\"a.b\"/></policy></busconfig>", true },
+                { "<busconfig><policy at_console=\"false\"><deny own=\"a.b\"/></policy></busconfig>", true },
+                { "<busconfig><policy at_console=\"true\"></policy></busconfig>", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(policies); i++) {
+                _cleanup_(bus_config_freep) BusConfig *config = NULL;
+                _cleanup_(busconfig_policy_unrefp) BusconfigPolicy *policy = NULL;
+
+                assert_int_equal(bus_config_load_string("t.conf", policies[i].xml, strlen(policies[i].xml),
+                                                        BUS_CONFIG_NO_INCLUDES, &config, NULL), 0);
+                assert_int_equal(busconfig_policy_new(config, 0, &policy, NULL), 0);
+                assert_int_equal(busconfig_policy_uses_console(policy), policies[i].uses);
+        }
+        assert_false(busconfig_policy_uses_console(NULL));
+}
+
 static void test_unknown_names_warned(void **state) {
         const char *xml = "<busconfig>\n<policy user=\"no-such-user-mssf\"/>\n<policy context=\"default\">\n"
                           "<allow group=\"no-such-group-mssf\"/>\n</policy>\n</busconfig>";
@@ -407,6 +431,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table),
                 cmocka_unit_test(test_clients_shared),
+                cmocka_unit_test(test_uses_console),
                 cmocka_unit_test(test_unknown_names_warned),
                 cmocka_unit_test(test_client_keeps_policy),
                 cmocka_unit_test(test_describe),

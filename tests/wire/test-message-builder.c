@@ -74,6 +74,44 @@ static void test_invalid_setters(void **state) {
         assert_null(message_builder_free(NULL));
 }
 
+/* A string the caller vouches for is written exactly as append_basic() writes it, and the message parses. */
+static void test_known_string(void **state) {
+        static const char *const strings[] = { "org.freedesktop.DBus", ":1.42", "", "a.b.c" };
+        _cleanup_(message_builder_freep) MessageBuilder *x = new_call(), *y = new_call();
+        _cleanup_(message_unrefp) Message *a = NULL, *b = NULL, *again = NULL;
+        const void *da, *db;
+        size_t na, nb;
+        uint8_t byte = 7;
+
+        assert_int_equal(message_builder_set_serial(x, 9), 0);
+        assert_int_equal(message_builder_set_serial(y, 9), 0);
+        for (int k = 0; k < 2; k++) {
+                MessageBuilder *m = k ? y : x;
+
+                assert_int_equal(message_builder_append_basic(m, 'y', &byte), 0);   /* misaligned after it */
+                assert_int_equal(message_builder_open(m, 'a', "s"), 0);
+                for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+                        assert_int_equal(k ? message_builder_append_known_string(m, strings[i], strlen(strings[i])) :
+                                             message_builder_append_basic(m, 's', strings[i]), 0);
+                assert_int_equal(message_builder_close(m), 0);
+        }
+        {
+                _cleanup_(message_builder_freep) MessageBuilder *z = new_call();
+
+                assert_int_equal(message_builder_open(z, 'a', "u"), 0);
+                assert_int_equal(message_builder_append_known_string(z, "x", 1), -EINVAL);  /* not the element type */
+                assert_int_equal(message_builder_append_known_string(z, NULL, 0), -EINVAL);
+        }
+        assert_int_equal(message_builder_finish(x, &a), 0);
+        assert_int_equal(message_builder_finish(y, &b), 0);
+        da = message_get_data(a, &na);
+        db = message_get_data(b, &nb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(da, db, na);
+        again = reparse(b);
+        assert_string_equal(message_get_signature(again), "yas");
+}
+
 static void test_container_enforcement(void **state) {
         _cleanup_(message_builder_freep) MessageBuilder *b = new_call();
         Message *m = NULL;
@@ -376,6 +414,7 @@ int main(void) {
                 cmocka_unit_test(test_header_round_trip),
                 cmocka_unit_test(test_invalid_setters),
                 cmocka_unit_test(test_container_enforcement),
+                cmocka_unit_test(test_known_string),
                 cmocka_unit_test(test_nested_round_trip),
                 cmocka_unit_test(test_serials),
                 cmocka_unit_test(test_replies),
