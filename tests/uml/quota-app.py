@@ -6,17 +6,20 @@ that nothing is read that the app does not mean to read.
     quota-app.py MODE ADDRESS
 
     svc          own org.mssf.QuotaSvc and answer Echo(ay) with its bytes,
-                 forever, counting them ("echoed N"); errors the bus sends
-                 it are ignored
+                 forever, counting them ("echoed N"); other calls (Hang)
+                 and errors the bus sends it are read and left unanswered
     sink         own org.mssf.QuotaSink and never read
     idle         connect and hold the connection (so GetStats shows the label)
-    b            connect, own org.mssf.QuotaB, call Echo: "served in S s"
+    b            connect, own org.mssf.QuotaB, add a match rule, call
+                 Echo: "served in S s"
                  (exit 0 when all of it took at most a second), or what
                  went wrong (exit 1)
     connections  open connections until one is refused
     matches      add match rules until refused by more than one
                  connection's limit (new connections as needed), at most
                  3000
+    pending      call the service's Hang (never answered) until refused by
+                 more than one connection's limit, at most 1024
     replies      flood the sink with 160 signals of 1 MiB, then call Echo
                  with 1 MiB 160 times on two connections, reading nothing
     names        ask for B's name, then for names until refused by more
@@ -86,6 +89,7 @@ def b(address):
         if code != 1:
             print('not served: RequestName(org.mssf.QuotaB) answered %d, not 1 (owner)' % code)
             return 1
+        rawdbus.check_reply(conn.bus_call('AddMatch', 's', ["type='signal',member='B'"]))
         reply = conn.call(SVC, PATH, SVC, 'Echo', 'ay', [b'B'], timeout=3.0)
         rawdbus.check_reply(reply)
     except DBusError as e:
@@ -113,9 +117,10 @@ def connections(address):
     hold('never refused: %d connections' % len(conns))
 
 
-def until_refused(address, request, cap, what):
+def until_refused(address, request, cap, what, own_limit=lambda text: '_per_connection' in text):
     """request(conn, i) -> error or None; a new connection whenever one
-    connection's own limit refuses, until something else does."""
+    connection's own limit refuses (own_limit(error text)), until
+    something else does."""
     conns, n = [], 0
     while n < cap:
         try:
@@ -127,7 +132,7 @@ def until_refused(address, request, cap, what):
             if error is None:
                 n += 1
                 continue
-            if '_per_connection' not in error.text:
+            if not own_limit(error.text):
                 hold('refused after %d %s: %s' % (n, what, error))
             break
     hold('not refused: %d %s (stopped there)' % (n, what))
@@ -152,6 +157,23 @@ def names(address):
         reply = conn.bus_call('RequestName', 'su', ['org.mssf.QuotaA.N%d' % i, 4])
         return error_of(reply)
     until_refused(address, request, 2048, 'names')
+
+
+def pending(address):
+    """Calls the service's Hang, which it never answers, so that each
+    call leaves a pending reply; GetId after each call is a barrier: the
+    bus answers a connection's messages in order, so a refusal of the
+    call is in the queue by the time GetId's reply is."""
+    def request(conn, i):
+        serial = conn.send_call(SVC, PATH, SVC, 'Hang', 'u', [i])
+        rawdbus.check_reply(conn.bus_call('GetId'))
+        for msg in conn.queue:
+            if msg.type == ERROR and msg.reply_serial == serial:
+                return DBusError(msg)
+        return None
+    # A connection's own limit: "... pending replies for \":1.5\" ..." (mssf-broker),
+    # "... pending replies per connection ..." (dbus-daemon).
+    until_refused(address, request, 1024, 'pending replies', lambda text: 'per_label' not in text)
 
 
 def replies(address):
@@ -187,7 +209,7 @@ def stats(address):
 
 
 MODES = {'svc': svc, 'sink': sink, 'idle': idle, 'b': b, 'connections': connections, 'matches': matches,
-         'replies': replies, 'names': names, 'stats': stats}
+         'replies': replies, 'pending': pending, 'names': names, 'stats': stats}
 
 if __name__ == '__main__':
     sys.exit(MODES[sys.argv[1]](sys.argv[2]))

@@ -3,15 +3,17 @@
 # both uid 1000, and a service (label quota-svc, uid 1001), on a bus with
 # the Debian system.conf's default policy, holes for the test's names and
 # no <limit> line (the built-in system-bus limits). B's name is declared
-# by B's manifest (mssf-policy). A misbehaves in four ways in turn:
+# by B's manifest (mssf-policy). A misbehaves in five ways in turn (the
+# issue's four, its calls split in two):
 #   connections  opens connections until refused
 #   matches      adds match rules until refused
+#   pending      calls the service in a way it never answers until refused
 #   replies      floods a peer that never reads (label appS), then calls
 #                the service and never reads the replies
 #   names        asks for B's name, then for as many names as it may
 # and each time, with A still holding all it got, B must connect, own its
-# one name and get the service's answer within a second. The same runs
-# against dbus-daemon, whose outcome is printed, not required. Then
+# one name, subscribe and get the service's answer within a second. The
+# same runs against dbus-daemon, whose outcome is printed, not required. Then
 # mssf-broker's GetStats and log must show A's refusals, one log line per
 # limit, and none for B.
 #
@@ -138,7 +140,7 @@ address=unix:path=$t/sock
 start_bus() {
     log=$t/$1.log
     shift
-    rm -f "$t/sock"
+    rm -f "$t/sock" "$t/bus.out"
     (echo System > /proc/self/attr/current && exec "$@" --config-file="$t/bus.conf" --nofork \
         --print-address) > "$t/bus.out" 2> "$log" &
     bus_pid=$!
@@ -152,6 +154,8 @@ stop_bus() {
 # bg LABEL UID OUT MODE: an app in the background; its pid in last_pid
 # (smack-helper and setpriv exec it: the pid is the app's).
 bg() {
+    # Gone before the app starts: waiting for its "holding" must not find the last one's.
+    rm -f "$3"
     "$helper" run "$1" setpriv --reuid "$2" --regid "$2" --clear-groups /usr/bin/python3 "$app" "$4" \
         "$address" > "$3" 2>&1 &
     last_pid=$!
@@ -181,7 +185,7 @@ run_daemon() {
     name=$1 must=$2
     bg quota-svc 1001 "$t/svc.out" svc
     wait_for "$t/svc.out" '^(ready|refused)' 20 || { cat "$t/svc.out"; echo "$name: no service"; exit 1; }
-    for mode in connections matches replies names; do
+    for mode in connections matches pending replies names; do
         mode_start=$(date +%s)
         sink_pid=""
         if [ "$mode" = replies ]; then
@@ -223,10 +227,11 @@ a_stats=$(echo "$stats" | grep ' Label=appA ')
 has "GetStats: A refused connections" 'Refused:Connections=[1-9]' "$a_stats"
 has "GetStats: A refused match rules" 'Refused:MatchRules=[1-9]' "$a_stats"
 has "GetStats: A refused names" 'Refused:Names=[1-9]' "$a_stats"
+has "GetStats: A refused pending replies" 'Refused:PendingReplies=[1-9]' "$a_stats"
 has "GetStats: A refused queued bytes" 'Refused:QueuedBytes=[1-9]' "$a_stats"
 has "GetStats: nothing refused to B" 'Refused:Connections=0 .*Refused:MatchRules=0 Refused:Names=0 Refused:PendingReplies=0 Refused:QueuedBytes=0 Refused:QueuedFds=0' \
     "$(echo "$stats" | grep ' Label=appB ')"
-for limit in connections match_rules names queued_bytes; do
+for limit in connections match_rules names replies queued_bytes; do
     lines=$(grep -c "Label \"appA\" (uid 1000) is at its limit max_${limit}_per_label" "$t/mssf-broker.log")
     if [ "$lines" = 1 ]; then ok "one log line for appA at max_${limit}_per_label"
     else not_ok "$lines log lines for appA at max_${limit}_per_label"; fi
