@@ -31,6 +31,7 @@
 #include "listener.h"
 #include "log.h"
 #include "message.h"
+#include "quota.h"
 
 static void bus_random_hex(char out[33]) {
         uint8_t bytes[16] = {};
@@ -159,6 +160,7 @@ Bus *bus_free(Bus *bus) {
         match_registry_free(bus->matches);
         name_registry_free(bus->names);
         strmap_deinit(&bus->peers_by_name);
+        quota_registry_free(bus->quota);
         uid_count_deinit(&bus->complete_by_uid);
         security_free(bus->security);
         userdb_free(bus->userdb);
@@ -172,6 +174,12 @@ void bus_set_config(Bus *bus, BusConfig *config) {
         bus->config = config;
         bus->auth_mechanisms = auth_mechanisms_from_names((const char *const *) config->auth,
                                                           config->n_auth, config->allow_anonymous);
+        if (bus->quota) {
+                QuotaLimits limits;
+
+                quota_limits_from_config(&config->limits, &limits);
+                quota_registry_set_limits(bus->quota, &limits);
+        }
         bus_update_accepting(bus);
 }
 

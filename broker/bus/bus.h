@@ -35,6 +35,8 @@ typedef struct Listener Listener;
 typedef struct MatchRule MatchRule;
 typedef struct Message Message;
 typedef struct MessageBuilder MessageBuilder;
+typedef struct QuotaAccount QuotaAccount;
+typedef struct QuotaRegistry QuotaRegistry;
 
 #define BUS_DRIVER_NAME "org.freedesktop.DBus"
 #define BUS_DRIVER_PATH "/org/freedesktop/DBus"
@@ -58,6 +60,7 @@ typedef struct Peer {
         bool queue_full_logged;         /* a refusal for its full queue was logged; reset once it drains */
         bool want_out;                  /* its socket was full: waiting for EPOLLOUT */
         ConnectionCharge *charge;       /* (owned ref) what it has queued at others (statistics) */
+        QuotaAccount *quota;            /* (owned ref, nullable) its label's account: with Smack, from Hello (bus-quota.h) */
         NamePeerState names;
         SecurityPeer security;          /* what busconfig and MSSF checks read */
         MatchOwner matches;
@@ -99,6 +102,7 @@ struct Bus {
         IList monitors;
         IList doomed;                   /* peers to disconnect once the batch is done */
         BusFlowCounters flow;
+        QuotaRegistry *quota;           /* (owned, nullable) per-label accounts: with Smack, from the first Hello */
         bool accepting_paused;          /* max_incomplete_connections reached: listeners wait */
         uint64_t next_peer_id;
         size_t n_incomplete;

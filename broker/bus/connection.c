@@ -25,8 +25,10 @@
  * CONNECTION_IOV_MAX messages per call; a message carrying fds starts a
  * new sendmsg() so its SCM_RIGHTS land on its first byte. Partial writes
  * keep an offset into the head message. Quotas are checked when a
- * message is queued, so a slow reader never blocks the sender: the
- * message is refused and the caller tells the sender (LimitsExceeded).
+ * message is queued (the connection's own, and the share of its label's
+ * connections it may be counted in), so a slow reader never blocks the
+ * sender: the message is refused and the caller tells the sender
+ * (LimitsExceeded).
  *
  * Trust: nothing the peer sends is trusted; limits come from the bus
  * configuration.
@@ -88,6 +90,10 @@ static void connection_out_pop(Connection *c) {
         message_get_unix_fds(entry->message, &n_fds);
         c->out_bytes -= size;
         c->out_fds -= n_fds;
+        if (c->share) {
+                c->share->bytes -= size;
+                c->share->fds -= n_fds;
+        }
         if (entry->charge) {
                 entry->charge->bytes -= size;
                 entry->charge->fds -= n_fds;
@@ -482,6 +488,9 @@ int connection_queue(Connection *c, Message *m, ConnectionCharge *charge) {
         if (c->out_bytes + size > c->limits.max_outgoing_bytes ||
             c->out_fds + n_fds > c->limits.max_outgoing_unix_fds)
                 return CONNECTION_E_QUOTA;
+        if (c->share && (c->share->bytes + size > c->share->max_bytes ||
+                         c->share->fds + n_fds > c->share->max_fds))
+                return CONNECTION_E_QUOTA;
         if (c->out_count == c->out_size) {
                 r = connection_out_grow(c);
                 if (r < 0)
@@ -494,12 +503,37 @@ int connection_queue(Connection *c, Message *m, ConnectionCharge *charge) {
         c->out_count++;
         c->out_bytes += size;
         c->out_fds += n_fds;
+        if (c->share) {
+                c->share->bytes += size;
+                c->share->fds += n_fds;
+        }
         if (charge) {
                 charge->n_ref++;
                 charge->bytes += size;
                 charge->fds += n_fds;
         }
         return 0;
+}
+
+void connection_set_share(Connection *c, ConnectionShare *share) {
+        if (c->share) {
+                c->share->bytes -= c->out_bytes;
+                c->share->fds -= c->out_fds;
+        }
+        c->share = share;
+        if (share) {
+                share->bytes += c->out_bytes;
+                share->fds += c->out_fds;
+        }
+}
+
+bool connection_share_refused(const Connection *c, Message *m) {
+        size_t size, n_fds;
+
+        message_get_data(m, &size);
+        message_get_unix_fds(m, &n_fds);
+        return c->out_bytes + size <= c->limits.max_outgoing_bytes &&
+               c->out_fds + n_fds <= c->limits.max_outgoing_unix_fds;
 }
 
 static int connection_flush_auth(Connection *c) {

@@ -36,6 +36,20 @@ typedef struct ConnectionCharge {
 int connection_charge_new(ConnectionCharge **ret);
 ConnectionCharge *connection_charge_unref(ConnectionCharge *charge);
 
+/*
+ * What the queues of several connections hold together, and how much they
+ * may (the bus's per-label quotas, quota.h): each connection sharing it
+ * moves it with its own out_bytes and out_fds, and a message that would
+ * take it past a maximum is refused like one that does not fit the
+ * connection's own queue.
+ */
+typedef struct ConnectionShare {
+        size_t bytes;
+        size_t fds;
+        size_t max_bytes;
+        size_t max_fds;
+} ConnectionShare;
+
 typedef struct ConnectionOut {
         Message *message;               /* (owned ref) */
         ConnectionCharge *charge;       /* (owned ref, nullable) the sender's */
@@ -83,6 +97,7 @@ typedef struct Connection {
         size_t out_head, out_count, out_size;
         size_t out_offset;
         size_t out_bytes, out_fds;
+        ConnectionShare *share; /* (nullable, not owned) */
 } Connection;
 
 /* Takes fd. The connection starts unauthenticated. */
@@ -102,9 +117,16 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata);
 
 /*
  * Queues a reference to m, charged to charge (nullable: the driver's) until
- * written. 0, CONNECTION_E_QUOTA or CONNECTION_E_NO_FDS.
+ * written. 0, CONNECTION_E_QUOTA (its own queue or its share is full) or
+ * CONNECTION_E_NO_FDS.
  */
 int connection_queue(Connection *c, Message *m, ConnectionCharge *charge);
+
+/* From now on share (nullable) counts this queue too; what it holds moves over. */
+void connection_set_share(Connection *c, ConnectionShare *share);
+
+/* After CONNECTION_E_QUOTA: whether m fits the connection's own queue, so that its share refused it. */
+bool connection_share_refused(const Connection *c, Message *m);
 
 /* Writes queued output. 0 when all is written, CONNECTION_E_AGAIN, CONNECTION_E_CLOSED. */
 int connection_flush(Connection *c);

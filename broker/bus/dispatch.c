@@ -87,6 +87,7 @@
 
 #include "bus-error.h"
 #include "bus-hooks.h"
+#include "bus-quota.h"
 #include "bus.h"
 #include "config.h"
 #include "dispatch-internal.h"
@@ -299,6 +300,16 @@ static int dispatch_expect_reply(Bus *bus, Peer *sender, Peer *recipient, Messag
                      (size_t) bus->config->limits.max_replies_per_connection;
         int r;
 
+        /* Its label awaits as many replies as it may (bus-quota.c). */
+        if (sender->quota) {
+                char text[512];
+
+                r = peer_quota_check(sender, QUOTA_REPLIES, text, sizeof(text));
+                if (r != 0) {
+                        r = bus_reply_error(bus, sender, m, r, "%s", text);
+                        return r < 0 ? r : 1;
+                }
+        }
         /* Unremembered, the reply would pass unfiltered: the call does not go out. */
         if (sender != recipient && dispatch_call_to_filter(bus, m, &call) < 0) {
                 r = bus_reply_error(bus, sender, m, BUS_ERROR_NO_MEMORY, "Out of memory");
@@ -351,12 +362,19 @@ static void dispatch_log_full(Bus *bus, Peer *sender, Peer *recipient) {
  * a stall of their other deliveries.
  */
 static int dispatch_refused(Bus *bus, Peer *sender, Peer *recipient, Message *m, int reason) {
+        char text[512];
+
         if (dispatch_expects_reply(m))
                 (void) reply_registry_take(bus->replies, &sender->replies, &recipient->replies,
                                            message_get_serial(m));
         if (reason == CONNECTION_E_NO_FDS)
                 return bus_reply_error(bus, sender, m, BUS_ERROR_NOT_SUPPORTED,
                                        "Tried to send message with Unix file descriptors to a client that doesn't support that.");
+        if (reason == CONNECTION_E_QUOTA && peer_quota_queue_refused(recipient, m, text, sizeof(text))) {
+                /* Its label's queues together are full: the label's log line says so (bus-quota.c). */
+                bus->flow.refused++;
+                return bus_reply_error(bus, sender, m, BUS_ERROR_LIMITS_EXCEEDED, "%s", text);
+        }
         if (reason == CONNECTION_E_QUOTA) {
                 dispatch_log_full(bus, sender, recipient);
                 return bus_reply_error(bus, sender, m, BUS_ERROR_LIMITS_EXCEEDED,

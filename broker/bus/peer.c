@@ -21,6 +21,7 @@
 
 #include "bus-error.h"
 #include "bus-hooks.h"
+#include "bus-quota.h"
 #include "bus.h"
 #include "config.h"
 #include "creds-caps.h"
@@ -318,6 +319,7 @@ Peer *peer_free(Peer *peer) {
                 match_rule_free(peer->monitor_rules[i]);
         free(peer->monitor_rules);
         connection_deinit(&peer->connection);
+        peer_quota_release(peer);
         /* Entries it charged in others' queues outlive it. */
         connection_charge_unref(peer->charge);
         security_peer_deinit(&peer->security);
@@ -378,6 +380,7 @@ void peer_disconnect(Peer *peer) {
         ilist_remove(&peer->dirty_link);
         ilist_remove(&peer->monitor_link);
         ilist_remove(&peer->doomed_link);
+        peer_quota_leave(peer);
         if (peer->registered) {
                 strmap_remove(&bus->peers_by_name, peer->unique_name);
                 peer_drop_matches(peer);
@@ -403,23 +406,27 @@ void peer_doom(Peer *peer, Message *m, const char *what) {
         const BusConfigLimits *limits = &peer->bus->config->limits;
         uint64_t held = 0;
         size_t size;
+        bool label_full;
 
         if (peer->dead || peer->doomed)
                 return;
         peer->doomed = true;
         ilist_append(&peer->bus->doomed, &peer->doomed_link);
         peer->bus->flow.disconnected++;
+        /* Its label's queues together are full: counted and logged for the label (bus-quota.c). */
+        label_full = peer_quota_queue_refused(peer, m, NULL, 0);
         if (!ratelimit_below(&peer_doom_log, loop_now(), &held))
                 return;
         if (held > 0)
                 log_warning("%llu more connections were disconnected for a full queue (rate limit)",
                             (unsigned long long) held);
         message_get_data(m, &size);
-        log_warning("Disconnecting %s (uid=%u pid=%d): %s of %zu bytes does not fit its queue "
+        log_warning("Disconnecting %s (uid=%u pid=%d): %s of %zu bytes does not fit %s "
                     "(%zu bytes and %zu fds waiting; max_outgoing_bytes=%lld, max_outgoing_unix_fds=%lld): "
                     "it does not read what it asked for",
                     peer->unique_name[0] ? peer->unique_name : "(no Hello)", (unsigned) peer->creds.uid,
-                    (int) peer->creds.pid, what, size, peer->connection.out_bytes, peer->connection.out_fds,
+                    (int) peer->creds.pid, what, size, label_full ? "its label's share of queues" : "its queue",
+                    peer->connection.out_bytes, peer->connection.out_fds,
                     (long long) limits->max_outgoing_bytes, (long long) limits->max_outgoing_unix_fds);
 }
 

@@ -9,6 +9,8 @@
  * all deliberate:
  *   - text content is trimmed of XML whitespace before use;
  *   - <limit> values must be an integer with nothing after it;
+ *   - six <limit> names of our own, per Smack label (max_*_per_label),
+ *     which dbus-daemon refuses ("There is no limit called");
  *   - entity declarations are refused (no entity expansion games);
  *   - <listen> addresses are validated while parsing (address.h), and
  *     transports this bus does not implement (tcp:, ...) are refused there;
@@ -116,6 +118,13 @@ static const LimitInfo limit_table[] = {
         LIMIT(max_containers_per_user, true),
         LIMIT(max_container_metadata_bytes, true),
         LIMIT(max_connections_per_container, true),
+        /* mssf-broker's own: per Smack label (config.h); dbus-daemon has no such limit. */
+        LIMIT(max_connections_per_label, true),
+        LIMIT(max_names_per_label, true),
+        LIMIT(max_match_rules_per_label, true),
+        LIMIT(max_replies_per_label, true),
+        LIMIT(max_queued_bytes_per_label, false),
+        LIMIT(max_queued_unix_fds_per_label, false),
 };
 #undef LIMIT
 

@@ -73,6 +73,12 @@ void bus_config_limits_init(BusConfigLimits *limits) {
                 .max_containers_per_user = 16,
                 .max_container_metadata_bytes = 4096,
                 .max_connections_per_container = 8,
+                .max_connections_per_label = BUS_CONFIG_LIMIT_DERIVED,
+                .max_names_per_label = BUS_CONFIG_LIMIT_DERIVED,
+                .max_match_rules_per_label = BUS_CONFIG_LIMIT_DERIVED,
+                .max_replies_per_label = BUS_CONFIG_LIMIT_DERIVED,
+                .max_queued_bytes_per_label = BUS_CONFIG_LIMIT_DERIVED,
+                .max_queued_unix_fds_per_label = BUS_CONFIG_LIMIT_DERIVED,
         };
 }
 

@@ -60,7 +60,23 @@ typedef struct BusConfigLimits {
         int64_t max_containers_per_user;        /* 16 */
         int64_t max_container_metadata_bytes;   /* 4096 */
         int64_t max_connections_per_container;  /* 8 */
+        /*
+         * mssf-broker's own limits (dbus-daemon refuses these names): what
+         * the connections of one Smack label of one uid may hold together,
+         * with Smack only. BUS_CONFIG_LIMIT_DERIVED until a file sets one:
+         * the bus then derives it from the limit it refines (bus-quota.c,
+         * mssf-broker(8)).
+         */
+        int64_t max_connections_per_label;      /* max_connections_per_user / 4 */
+        int64_t max_names_per_label;            /* max_names_per_connection */
+        int64_t max_match_rules_per_label;      /* 4 * max_match_rules_per_connection */
+        int64_t max_replies_per_label;          /* 4 * max_replies_per_connection */
+        int64_t max_queued_bytes_per_label;     /* max_outgoing_bytes */
+        int64_t max_queued_unix_fds_per_label;  /* max_outgoing_unix_fds */
 } BusConfigLimits;
+
+/* A per-label limit no file set: derived from the one it refines. */
+#define BUS_CONFIG_LIMIT_DERIVED (-2)
 
 typedef enum BusPolicyContext {
         BUS_POLICY_DEFAULT,             /* context="default" */

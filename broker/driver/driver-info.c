@@ -542,7 +542,8 @@ static int driver_method_become_monitor(Bus *bus, Peer *peer, Message *m, Driver
 /*
  * org.mssf.Broker1.GetStats: connection counts, and what the policy layers
  * decided since the bus started (MSSF per reason, busconfig, the Smack
- * oracle's cache); dbus-daemon's Debug.Stats is driver-stats.c. A
+ * oracle's cache), and each label's quotas (driver-quota.c); dbus-daemon's
+ * Debug.Stats is driver-stats.c. A
  * system.d snippet of ours (dbus-conf/org.mssf.Broker1.conf) lets root
  * call it on the system bus.
  */
@@ -610,6 +611,8 @@ static int driver_method_get_stats(Bus *bus, Peer *peer, Message *m, DriverError
                 r = driver_stats_mssf(b, security_get_counters(bus->security));
         if (r == 0 && bus->security)
                 r = driver_stats_smack(b, bus->security);
+        if (r == 0)
+                r = driver_stats_label_quotas(b, bus);
         if (r == 0)
                 r = message_builder_close(b);
         return r < 0 ? r : driver_send(bus, peer, m, b);

@@ -55,6 +55,8 @@ extern const unsigned driver_n_info_methods;
 extern const DriverMethod driver_mssf_methods[];
 extern const unsigned driver_n_mssf_methods;
 extern const char driver_mssf_xml_check_token[];
+/* driver-quota.c: the per-label entries of org.mssf.Broker1.GetStats, appended to its a{sv}. */
+int driver_stats_label_quotas(MessageBuilder *b, Bus *bus);
 /* driver-stats.c: org.freedesktop.DBus.Debug.Stats. */
 extern const DriverMethod driver_stats_methods[];
 extern const unsigned driver_n_stats_methods;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bus-error.h"
+#include "bus-quota.h"
 #include "bus.h"
 #include "config.h"
 #include "driver-internal.h"
@@ -102,6 +103,9 @@ static int driver_method_add_match(Bus *bus, Peer *peer, Message *m, DriverError
         if (r != 0)
                 return r < 0 ? r : BUS_ERROR_INVALID_ARGS;
         r = driver_check_eavesdrop(bus, peer, rule, max, error);
+        if (r != 0)
+                return r;
+        r = peer_quota_check(peer, QUOTA_MATCH_RULES, error->text, sizeof(error->text));
         if (r != 0)
                 return r;
         r = match_owner_add(&peer->matches, rule, strlen(rule), max < 0 ? SIZE_MAX : (size_t) max);

@@ -17,6 +17,7 @@
 #include "activate.h"
 #include "activation.h"
 #include "bus-error.h"
+#include "bus-quota.h"
 #include "bus.h"
 #include "config.h"
 #include "driver-internal.h"
@@ -50,6 +51,10 @@ static int driver_method_request_name(Bus *bus, Peer *peer, Message *m, DriverEr
                                    peer->unique_name, name);
         if (mediate_own(peer, name, &verdict) != 0)
                 return driver_fail(error, verdict.error, "%s", verdict.text);
+        /* As the connection's own limit: checked first, even for a name it holds. */
+        r = peer_quota_check(peer, QUOTA_NAMES, error->text, sizeof(error->text));
+        if (r != 0)
+                return r;
         r = names_request(bus->names, &peer->names, name, flags, max < 0 ? SIZE_MAX : (size_t) max,
                           &change, &reply);
         if (r == NAMES_E_LIMIT)

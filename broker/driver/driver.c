@@ -26,6 +26,7 @@
 #include "activation.h"
 #include "bus-error.h"
 #include "bus-hooks.h"
+#include "bus-quota.h"
 #include "bus.h"
 #include "config.h"
 #include "dispatch.h"
@@ -257,6 +258,14 @@ int driver_hello(Bus *bus, Peer *peer, Message *m) {
                 (void) bus_reply_error(bus, peer, m, r, "%s", error.text);
                 return 0;
         }
+        /* With Smack, its label's share too; refusals are logged there, once per label. */
+        r = peer_quota_admit(peer, error.text, sizeof(error.text));
+        if (r > 0) {
+                (void) bus_reply_error(bus, peer, m, r, "%s", error.text);
+                return 0;
+        }
+        if (r < 0)
+                return r;
         r = driver_register(bus, peer);
         if (r < 0)
                 return r;

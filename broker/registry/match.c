@@ -212,6 +212,21 @@ void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *p
         ilist_init(&owner->rules);
 }
 
+void match_owner_set_tally(MatchOwner *owner, size_t *tally) {
+        if (owner->tally)
+                *owner->tally -= owner->n_rules;
+        owner->tally = tally;
+        if (tally)
+                *tally += owner->n_rules;
+}
+
+/* n_rules, and the tally that moves with it. */
+static void owner_count(MatchOwner *owner, int delta) {
+        owner->n_rules += (size_t) delta;
+        if (owner->tally)
+                *owner->tally += (size_t) delta;
+}
+
 /* --- freeing what became empty ------------------------------------------ */
 
 static void set_gc(MatchSenderSet *set) {
@@ -282,7 +297,7 @@ static void rule_remove(MatchRegistry *registry, MatchRule *rule) {
         rule_untarget(registry, rule);
         ilist_remove(&rule->owner_link);
         ilist_remove(&rule->leaf_link);
-        rule->owner->n_rules--;
+        owner_count(rule->owner, -1);
         registry->n_rules--;
         leaf_gc(leaf);
         match_rule_free(rule);
@@ -449,7 +464,7 @@ int match_owner_add(MatchOwner *owner, const char *text, size_t n, size_t max_ru
         rule->leaf = leaf;
         ilist_append(&leaf->rules, &rule->leaf_link);
         ilist_append(&owner->rules, &rule->owner_link);
-        owner->n_rules++;
+        owner_count(owner, +1);
         owner->registry->n_rules++;
         TAKE_PTR(rule);
         return 0;
@@ -482,7 +497,7 @@ static void leaf_drop_rules(MatchRegistry *registry, MatchLeaf *leaf) {
                 rule_untarget(registry, rule);
                 ilist_remove(&rule->leaf_link);
                 ilist_remove(&rule->owner_link);
-                rule->owner->n_rules--;
+                owner_count(rule->owner, -1);
                 registry->n_rules--;
                 match_rule_free(rule);
         }

@@ -51,6 +51,7 @@ typedef struct MatchOwner {
         struct Peer *peer;
         IList rules;            /* MatchRule.owner_link, in AddMatch order */
         size_t n_rules;
+        size_t *tally;          /* (nullable, not owned) moves with n_rules: a total over several owners */
         uint64_t stamp;         /* dedup during one match_registry_dispatch() */
 } MatchOwner;
 
@@ -86,6 +87,8 @@ size_t match_registry_n_rules(const MatchRegistry *registry);
 size_t match_registry_n_index_nodes(const MatchRegistry *registry);
 
 void match_owner_init(MatchOwner *owner, MatchRegistry *registry, struct Peer *peer);
+/* From now on tally (nullable) counts the owner's rules too; what it has moves over. */
+void match_owner_set_tally(MatchOwner *owner, size_t *tally);
 /* Removes all of the owner's rules. */
 void match_owner_deinit(MatchOwner *owner);
 

@@ -21,7 +21,8 @@
  *
  * Invariants: a Name is in the map iff its queue is not empty; every
  * NameOwnership is on exactly one name queue and one peer list;
- * NamePeerState.n_ownerships is the length of its list. Every mutation
+ * NamePeerState.n_ownerships is the length of its list, and its tally, if
+ * any, moves with it. Every mutation
  * allocates first, so -ENOMEM leaves everything unchanged.
  *
  * Trust: the caller has validated the name and applied the ownership
@@ -39,6 +40,14 @@
 void name_peer_state_init(NamePeerState *state, struct Peer *peer, const char *unique_name) {
         *state = (NamePeerState){ .peer = peer, .unique_name = unique_name };
         ilist_init(&state->ownerships);
+}
+
+void name_peer_state_set_tally(NamePeerState *state, size_t *tally) {
+        if (state->tally)
+                *state->tally -= state->n_ownerships;
+        state->tally = tally;
+        if (tally)
+                *tally += state->n_ownerships;
 }
 
 void name_peer_state_deinit(NamePeerState *state) {
@@ -73,6 +82,8 @@ static NameOwnership *ownership_new(Name *name, NamePeerState *peer, uint32_t fl
         ilist_init(&own->peer_link);
         ilist_append(&peer->ownerships, &own->peer_link);
         peer->n_ownerships++;
+        if (peer->tally)
+                (*peer->tally)++;
         return own;
 }
 
@@ -80,6 +91,8 @@ static void ownership_free(NameOwnership *own) {
         ilist_remove(&own->name_link);
         ilist_remove(&own->peer_link);
         own->peer->n_ownerships--;
+        if (own->peer->tally)
+                (*own->peer->tally)--;
         free(own);
 }
 

@@ -88,6 +88,7 @@ typedef struct NamePeerState {
         const char *unique_name;
         IList ownerships;       /* NameOwnership.peer_link, in request order */
         size_t n_ownerships;    /* owned + queued well-known names */
+        size_t *tally;          /* (nullable, not owned) moves with n_ownerships: a total over several peers */
 } NamePeerState;
 
 /* One peer's place in one name's queue (the first one is the owner). */
@@ -115,6 +116,12 @@ typedef struct NameChange {
 } NameChange;
 
 void name_peer_state_init(NamePeerState *state, struct Peer *peer, const char *unique_name);
+/*
+ * From now on tally (nullable) counts this peer's names too, as a total
+ * over several peers (the bus's per-label quotas): what the peer holds
+ * moves from the old tally to the new one.
+ */
+void name_peer_state_set_tally(NamePeerState *state, size_t *tally);
 /*
  * The peer must hold no names any more: call names_release_next() until it
  * returns NAMES_E_DONE first (asserted).

@@ -97,6 +97,14 @@ void reply_owner_init(ReplyOwner *owner, ReplyRegistry *registry, struct Peer *p
         ilist_init(&owner->owed);
 }
 
+void reply_owner_set_tally(ReplyOwner *owner, size_t *tally) {
+        if (owner->tally)
+                *owner->tally -= owner->n_waiting;
+        owner->tally = tally;
+        if (tally)
+                *tally += owner->n_waiting;
+}
+
 static size_t table_find(const ReplyRegistry *registry, const ReplyOwner *caller,
                          const ReplyOwner *callee, uint32_t serial, uint64_t hash) {
         if (registry->n_slots == 0)
@@ -169,6 +177,8 @@ static void slot_free(ReplyRegistry *registry, ReplySlot *slot) {
         ilist_remove(&slot->callee_link);
         ilist_remove(&slot->deadline_link);
         slot->caller->n_waiting--;
+        if (slot->caller->tally)
+                (*slot->caller->tally)--;
         if (slot->call_deinit)
                 slot->call_deinit(&slot->call);
         free(slot);
@@ -239,6 +249,8 @@ int reply_registry_expect_call(ReplyRegistry *registry, ReplyOwner *caller, Repl
         ilist_append(&callee->owed, &slot->callee_link);
         deadline_insert(registry, slot);
         caller->n_waiting++;
+        if (caller->tally)
+                (*caller->tally)++;
         return 0;
 }
 

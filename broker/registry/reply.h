@@ -49,6 +49,7 @@ typedef struct ReplyOwner {
         IList waiting;          /* slots where this peer is the caller */
         IList owed;             /* slots where this peer is the callee */
         size_t n_waiting;
+        size_t *tally;          /* (nullable, not owned) moves with n_waiting: a total over several owners */
 } ReplyOwner;
 
 /* What the bus needs to send NoReply (or to account a reply). */
@@ -64,6 +65,8 @@ ReplyRegistry *reply_registry_free(ReplyRegistry *registry);
 size_t reply_registry_size(const ReplyRegistry *registry);
 
 void reply_owner_init(ReplyOwner *owner, ReplyRegistry *registry, struct Peer *peer);
+/* From now on tally (nullable) counts the replies owner waits for too; what it has moves over. */
+void reply_owner_set_tally(ReplyOwner *owner, size_t *tally);
 /*
  * Drops every slot the owner takes part in, as caller or callee, without
  * events. On a disconnect call reply_registry_pop_owed() first so the

@@ -218,6 +218,43 @@ static void test_charge(void **state) {
         connection_charge_unref(charge);
 }
 
+/*
+ * A share counts two queues together and refuses what would take it past
+ * its maximum, though each queue alone has room; written messages, and
+ * those still queued when a connection goes or leaves the share, leave it.
+ */
+static void test_share(void **state) {
+        _cleanup_(message_unrefp) Message *m = make_signal(1, 100, -1), *with_fd = make_signal(2, 10, STDERR_FILENO);
+        ConnectionShare share = {};
+        size_t size;
+        Pair a, b;
+
+        message_get_data(m, &size);
+        pair_open(&a, &limits_default, true);
+        pair_open(&b, &limits_default, true);
+        assert_int_equal(connection_queue(&a.c, m, NULL), 0);
+        share.max_bytes = 3 * size;
+        share.max_fds = 1;
+        connection_set_share(&a.c, &share);
+        connection_set_share(&b.c, &share);
+        assert_int_equal(share.bytes, size);            /* what a held moved over */
+        assert_int_equal(connection_queue(&b.c, m, NULL), 0);
+        assert_int_equal(connection_queue(&a.c, m, NULL), 0);
+        assert_int_equal(share.bytes, 3 * size);
+        assert_int_equal(connection_queue(&b.c, m, NULL), CONNECTION_E_QUOTA);
+        assert_true(connection_share_refused(&b.c, m));
+        assert_int_equal(connection_flush(&a.c), 0);
+        assert_int_equal(share.bytes, size);
+        assert_int_equal(connection_queue(&a.c, with_fd, NULL), 0);
+        assert_int_equal(connection_queue(&b.c, with_fd, NULL), CONNECTION_E_QUOTA);
+        assert_int_equal(share.fds, 1);
+        connection_set_share(&a.c, NULL);
+        assert_int_equal(share.fds, 0);
+        pair_close(&b);
+        assert_int_equal(share.bytes, 0);
+        pair_close(&a);
+}
+
 static void test_fds_need_negotiation(void **state) {
         _cleanup_(message_unrefp) Message *m = make_signal(1, 10, STDERR_FILENO);
         Pair plain, fds;
@@ -440,6 +477,7 @@ int main(void) {
                 cmocka_unit_test(test_partial_writes_keep_order),
                 cmocka_unit_test(test_outgoing_quota),
                 cmocka_unit_test(test_charge),
+                cmocka_unit_test(test_share),
                 cmocka_unit_test(test_fds_need_negotiation),
                 cmocka_unit_test(test_outgoing_fd_quota),
                 cmocka_unit_test(test_split_and_large_input),

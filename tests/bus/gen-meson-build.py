@@ -30,6 +30,9 @@ REFERENCE_DIFFERS = {
         'as above, for the replies a caller never reads',
     'limits/max_incoming_bytes_does_not_slow_the_sender':
         'dbus-daemon stops reading a sender at max_incoming_bytes',
+    'limits/label_limits_limit_nothing_without_smack':
+        'dbus-daemon has no per-label limits and refuses a configuration '
+        'that names one',
     'credentials/group_change_at_run_time_seen_at_once':
         'dbus-daemon keeps what NSS said of a uid until ReloadConfig, so a '
         'connection is judged by groups the user has left, or was never in',

@@ -108,3 +108,19 @@ def test_include_missing_fails(bus):
 def test_system_conf_elements_accepted(bus):
     a = bus.raw()
     assert a.unique_name in check_reply(a.bus_call('ListNames')).body[0]
+
+
+def test_own_limit_names_in_includedir(bus):
+    # mssf-broker's per-label limits, in a file of their own in an
+    # <includedir> as mssf-broker(8) says to set them: mssf-broker reads
+    # them, dbus-daemon skips that one file (it knows no such limit) and
+    # both load the rest of the directory.
+    def check(b):
+        assert match_limit_seen(b) == 3, 'the rest of the directory unused'
+    run_other(bus, '<includedir>{dir}/bus.d</includedir>', {
+        'bus.d/10-labels.conf':
+            '<limit name="max_connections_per_label">8</limit>'
+            '<limit name="max_names_per_label">16</limit>',
+        'bus.d/20-rules.conf':
+            '<limit name="max_match_rules_per_connection">3</limit>'},
+        check)

@@ -296,3 +296,24 @@ def test_fd_message_right_behind_a_plain_one(bus):
         os.close(second.fds[0])
         second.fds = []
     assert check_reply(a.bus_call('GetId'))
+
+
+# mssf-broker's own per-label limits, set as low as they go: without Smack
+# they limit nothing, and the bus answers as dbus-daemon does without
+# them. dbus-daemon refuses these <limit> names (REFERENCE_DIFFERS).
+@config(limits={'max_connections_per_label': 1, 'max_names_per_label': 0,
+                'max_match_rules_per_label': 0, 'max_replies_per_label': 0,
+                'max_queued_bytes_per_label': 0,
+                'max_queued_unix_fds_per_label': 0})
+def test_label_limits_limit_nothing_without_smack(bus):
+    a, b, c = bus.raw(), bus.raw(), bus.raw()
+    assert c.unique_name
+    assert error_name(a.bus_call('RequestName', 'su',
+                                 ['org.mssf.L0', 0])) is None
+    assert error_name(a.bus_call('AddMatch', 's', ["member='M'"])) is None
+    serial = a.send_call(b.unique_name, '/p', 'org.mssf.I', 'M', 'u', [1])
+    call = b.wait_for(lambda m: m.type == METHOD_CALL)
+    b.reply(call, 's', ['done'])
+    assert a.wait_for(lambda m: m.reply_serial == serial).body == ['done']
+    b.signal('/p', 'org.mssf.I', 'M', 's', ['x'])
+    assert a.wait_for(lambda m: m.type == SIGNAL and m.member == 'M')

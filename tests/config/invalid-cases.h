@@ -52,4 +52,7 @@ static const struct {
         { "entity", "2: Entity declarations are not allowed in configuration files", "dbus-daemon accepts entity declarations" },
         { "empty", "1: no element found (column 0)", "dbus-daemon words XML syntax errors differently" },
         { "child-of-allow", "4: Element <deny> is not allowed in this context", NULL },
+        { "label-limit-not-number", "2: <limit name=\"max_connections_per_label\"> element has invalid value (could not parse as integer)", "dbus-daemon has no per-label limits" },
+        { "label-limit-too-large", "2: <limit name=\"max_replies_per_label\"> value is too large", "dbus-daemon has no per-label limits" },
+        { "label-limit-negative", "2: <limit name=\"max_queued_bytes_per_label\"> must be a positive number", "dbus-daemon has no per-label limits" },
 };

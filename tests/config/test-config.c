@@ -99,6 +99,31 @@ static void test_full_limits(void **state) {
         assert_int_equal(l->max_connections_per_container, 1015);
 }
 
+/* mssf-broker's own per-label limits: read like the others, derived (by the bus) until set. */
+static void test_label_limits(void **state) {
+        static const char text[] = "<busconfig><limit name=\"max_names_per_connection\">7</limit></busconfig>";
+        _cleanup_(bus_config_freep) BusConfig *config = load_ok(FIXTURE("valid/label-limits.conf"), 0);
+        _cleanup_(bus_config_freep) BusConfig *unset = NULL;
+        const BusConfigLimits *l = &config->limits;
+
+        assert_int_equal(l->max_connections_per_label, 8);
+        assert_int_equal(l->max_names_per_label, 9);
+        assert_int_equal(l->max_match_rules_per_label, 10);
+        assert_int_equal(l->max_replies_per_label, 11);
+        assert_int_equal(l->max_queued_bytes_per_label, 5000000000LL);  /* bytes: not an int */
+        assert_int_equal(l->max_queued_unix_fds_per_label, 13);
+
+        assert_int_equal(bus_config_load_string("x.conf", text, strlen(text), 0, &unset, NULL), 0);
+        l = &unset->limits;
+        assert_int_equal(l->max_names_per_connection, 7);
+        assert_int_equal(l->max_connections_per_label, BUS_CONFIG_LIMIT_DERIVED);
+        assert_int_equal(l->max_names_per_label, BUS_CONFIG_LIMIT_DERIVED);
+        assert_int_equal(l->max_match_rules_per_label, BUS_CONFIG_LIMIT_DERIVED);
+        assert_int_equal(l->max_replies_per_label, BUS_CONFIG_LIMIT_DERIVED);
+        assert_int_equal(l->max_queued_bytes_per_label, BUS_CONFIG_LIMIT_DERIVED);
+        assert_int_equal(l->max_queued_unix_fds_per_label, BUS_CONFIG_LIMIT_DERIVED);
+}
+
 static void test_default_limits(void **state) {
         static const char text[] = "<busconfig/>";
         _cleanup_(bus_config_freep) BusConfig *config = NULL;
@@ -490,6 +515,7 @@ int main(void) {
                 cmocka_unit_test(test_full_servicedirs),
                 cmocka_unit_test(test_full_limits),
                 cmocka_unit_test(test_default_limits),
+                cmocka_unit_test(test_label_limits),
                 cmocka_unit_test(test_full_policy_contexts),
                 cmocka_unit_test(test_full_simple_rules),
                 cmocka_unit_test(test_full_send_rules),

@@ -508,6 +508,32 @@ static void test_add_remove(void **state) {
         assert_int_equal(add(a, "type='method_call'", 2), 0);
 }
 
+/* A tally counts several owners' rules, through add, remove, a departed sender and deinit. */
+static void test_tally(void **state) {
+        RegFixture *f = *state;
+        MatchOwner *a = &f->owners[0], *b = &f->owners[1];
+        size_t tally = 0;
+
+        assert_int_equal(add(a, "member='M'", 10), 0);
+        match_owner_set_tally(a, &tally);
+        match_owner_set_tally(b, &tally);
+        assert_int_equal(tally, 1);
+        assert_int_equal(add(b, "sender=':1.9',member='M'", 10), 0);
+        assert_int_equal(add(b, "member='N'", 10), 0);
+        assert_int_equal(add(b, "bogus='x'", 10), MATCH_E_INVALID);
+        assert_int_equal(tally, 3);
+        assert_int_equal(del(a, "member='M'"), 0);
+        assert_int_equal(tally, 2);
+        /* The registry drops rules for a sender that left by itself. */
+        match_registry_forget_sender(f->registry, ":1.9");
+        assert_int_equal(tally, 1);
+        match_owner_deinit(b);
+        assert_int_equal(tally, 0);
+        match_owner_set_tally(a, NULL);
+        assert_int_equal(add(a, "member='M'", 10), 0);
+        assert_int_equal(tally, 0);
+}
+
 static void test_dispatch_once_and_skip(void **state) {
         RegFixture *f = *state;
         TestMessage t;
@@ -698,6 +724,7 @@ int main(void) {
                 cmocka_unit_test(test_match_args),
                 cmocka_unit_test(test_equal),
                 cmocka_unit_test_setup_teardown(test_add_remove, reg_setup, reg_teardown),
+                cmocka_unit_test_setup_teardown(test_tally, reg_setup, reg_teardown),
                 cmocka_unit_test_setup_teardown(test_dispatch_once_and_skip, reg_setup, reg_teardown),
                 cmocka_unit_test_setup_teardown(test_forget_sender, reg_setup, reg_teardown),
                 cmocka_unit_test_setup_teardown(test_index_against_brute_force, reg_setup, reg_teardown),

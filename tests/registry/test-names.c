@@ -378,9 +378,43 @@ static void test_free_with_names(void **state) {
         assert_true(ilist_is_empty(&f->a.ownerships));
 }
 
+/* A tally counts several peers' names together, through every way a name is gained or lost. */
+static void test_tally(void **state) {
+        Fixture *f = *state;
+        NameChange change;
+        size_t tally = 0, other = 0;
+
+        request(f, &f->a, "org.mssf.A1", 0, &change);
+        name_peer_state_set_tally(&f->a, &tally);
+        name_peer_state_set_tally(&f->b, &tally);
+        assert_int_equal(tally, 1);     /* what a held already moved over */
+        request(f, &f->b, "org.mssf.A1", 0, &change);   /* queued counts */
+        request(f, &f->b, "org.mssf.B1", 0, &change);
+        assert_int_equal(tally, 3);
+        request(f, &f->c, "org.mssf.C1", 0, &change);   /* c is not in it */
+        assert_int_equal(tally, 3);
+        /* Replaced with DO_NOT_QUEUE: b loses the name, and the tally with it. */
+        request(f, &f->b, "org.mssf.X", AR | DNQ, &change);
+        assert_int_equal(tally, 4);
+        request(f, &f->c, "org.mssf.X", RE, &change);
+        assert_int_equal(tally, 3);
+        release(f, &f->a, "org.mssf.A1", &change);
+        assert_int_equal(tally, 2);
+        /* Moving to another tally takes what it holds along. */
+        name_peer_state_set_tally(&f->b, &other);
+        assert_int_equal(tally, 0);
+        assert_int_equal(other, 2);
+        while (names_release_next(f->registry, &f->b, &change) == 0)
+                ;
+        assert_int_equal(other, 0);
+        while (names_release_next(f->registry, &f->c, &change) == 0)
+                ;
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_new_name, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_tally, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_already_owner_updates_flags, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flag_table, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_requeue, setup, teardown),

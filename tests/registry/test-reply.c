@@ -287,9 +287,36 @@ static void test_many(void **state) {
         assert_int_equal(f->a.n_waiting, n);
 }
 
+/* A tally counts the replies several callers wait for, through every end of a slot. */
+static void test_tally(void **state) {
+        Fixture *f = *state;
+        ReplyEvent ev;
+        size_t tally = 0;
+
+        assert_int_equal(reply_registry_expect(f->registry, &f->a, &f->b, 1, 100, 10), 0);
+        reply_owner_set_tally(&f->a, &tally);
+        reply_owner_set_tally(&f->c, &tally);
+        assert_int_equal(tally, 1);
+        assert_int_equal(reply_registry_expect(f->registry, &f->a, &f->b, 2, 200, 10), 0);
+        assert_int_equal(reply_registry_expect(f->registry, &f->c, &f->b, 3, 50, 10), 0);
+        assert_int_equal(reply_registry_expect(f->registry, &f->b, &f->a, 4, 300, 10), 0);    /* b: not in it */
+        assert_int_equal(tally, 3);
+        assert_int_equal(reply_registry_take(f->registry, &f->a, &f->b, 1), 0);
+        assert_int_equal(tally, 2);
+        assert_int_equal(reply_registry_pop_expired(f->registry, 60, &ev), 0);  /* c's, serial 3 */
+        assert_int_equal(tally, 1);
+        assert_int_equal(reply_registry_pop_owed(&f->b, &ev), 0);               /* a's, serial 2 */
+        assert_int_equal(tally, 0);
+        assert_int_equal(reply_registry_expect(f->registry, &f->a, &f->c, 5, 100, 10), 0);
+        assert_int_equal(tally, 1);
+        reply_owner_deinit(&f->a);
+        assert_int_equal(tally, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_expected_once, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_tally, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_duplicate_and_quota, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_callee_disconnect, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_caller_disconnect, setup, teardown),
