@@ -41,8 +41,10 @@ static void bus_quota_log_refusal(Peer *peer, QuotaAccount *account, QuotaResour
 
         if (!quota_account_log_due(account, resource, now, &refused))
                 return;
-        if (!ratelimit_below(&bus_quota_log, now, &held))
+        if (!ratelimit_below(&bus_quota_log, now, &held)) {
+                quota_account_log_held(account, resource, refused);
                 return;
+        }
         if (held > 0)
                 log_warning("%llu more lines about labels at their limits were held back (rate limit)",
                             (unsigned long long) held);

@@ -307,6 +307,11 @@ bool quota_account_log_due(QuotaAccount *account, QuotaResource resource, uint64
         return true;
 }
 
+void quota_account_log_held(QuotaAccount *account, QuotaResource resource, uint64_t refused) {
+        account->unlogged[resource] += refused;
+        account->logged_at[resource] = 0;
+}
+
 /* Most refusals first, then most connections, then by key: a stable order for a report. */
 static int quota_account_compare(const void *a, const void *b) {
         const QuotaAccount *x = *(QuotaAccount *const *) a, *y = *(QuotaAccount *const *) b;

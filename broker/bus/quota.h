@@ -128,6 +128,8 @@ uint64_t quota_account_refusals(const QuotaAccount *account);
  */
 bool quota_account_log_due(QuotaAccount *account, QuotaResource resource, uint64_t now_usec,
                            uint64_t *ret_refused);
+/* The line log_due allowed was not written (the bus's own rate limit): its refusals wait for the next. */
+void quota_account_log_held(QuotaAccount *account, QuotaResource resource, uint64_t refused);
 
 /* The <limit> name of each resource ("max_names_per_label"). */
 const char *quota_resource_limit_name(QuotaResource resource);

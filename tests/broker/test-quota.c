@@ -215,6 +215,14 @@ static void test_log_due(void **state) {
         assert_true(quota_account_log_due(a, QUOTA_NAMES, t + QUOTA_LOG_INTERVAL_USEC, &refused));
         assert_int_equal(refused, 100);
         assert_false(quota_account_log_due(a, QUOTA_NAMES, t + 2 * QUOTA_LOG_INTERVAL_USEC, &refused));
+        /* A line the bus's rate limit held back: its refusals go into the next, which is due at once. */
+        assert_int_equal(quota_account_check(a, QUOTA_NAMES), QUOTA_E_LIMIT);
+        assert_true(quota_account_log_due(a, QUOTA_NAMES, t + 3 * QUOTA_LOG_INTERVAL_USEC, &refused));
+        assert_int_equal(refused, 1);
+        quota_account_log_held(a, QUOTA_NAMES, refused);
+        assert_int_equal(quota_account_check(a, QUOTA_NAMES), QUOTA_E_LIMIT);
+        assert_true(quota_account_log_due(a, QUOTA_NAMES, t + 3 * QUOTA_LOG_INTERVAL_USEC + 1, &refused));
+        assert_int_equal(refused, 2);
         drop(a);
 }
 
