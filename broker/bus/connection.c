@@ -125,6 +125,7 @@ void connection_deinit(Connection *c) {
         connection_close_in_fds(c, c->n_in_fds);
         while (c->out_count > 0)
                 connection_out_pop(c);
+        connection_set_share(c, NULL);
         free(c->in_fds);
         free(c->in_fds_pos);
         free(c->out);
@@ -477,7 +478,17 @@ static int connection_out_grow(Connection *c) {
         return 0;
 }
 
-int connection_queue(Connection *c, Message *m, ConnectionCharge *charge) {
+/* Whether the share is full for m and c holds its even part of it already. */
+static bool connection_share_full(const Connection *c, size_t size, size_t n_fds) {
+        const ConnectionShare *s = c->share;
+        size_t members = s->members ? s->members : 1;
+
+        if (s->bytes + size > s->max_bytes && c->out_bytes + size > s->max_bytes / members)
+                return true;
+        return s->fds + n_fds > s->max_fds && c->out_fds + n_fds > s->max_fds / members;
+}
+
+int connection_queue(Connection *c, Message *m, ConnectionCharge *charge, bool share_limits) {
         size_t size, n_fds;
         int r;
 
@@ -488,8 +499,7 @@ int connection_queue(Connection *c, Message *m, ConnectionCharge *charge) {
         if (c->out_bytes + size > c->limits.max_outgoing_bytes ||
             c->out_fds + n_fds > c->limits.max_outgoing_unix_fds)
                 return CONNECTION_E_QUOTA;
-        if (c->share && (c->share->bytes + size > c->share->max_bytes ||
-                         c->share->fds + n_fds > c->share->max_fds))
+        if (c->share && share_limits && connection_share_full(c, size, n_fds))
                 return CONNECTION_E_QUOTA;
         if (c->out_count == c->out_size) {
                 r = connection_out_grow(c);
@@ -519,11 +529,13 @@ void connection_set_share(Connection *c, ConnectionShare *share) {
         if (c->share) {
                 c->share->bytes -= c->out_bytes;
                 c->share->fds -= c->out_fds;
+                c->share->members--;
         }
         c->share = share;
         if (share) {
                 share->bytes += c->out_bytes;
                 share->fds += c->out_fds;
+                share->members++;
         }
 }
 

@@ -39,15 +39,21 @@ ConnectionCharge *connection_charge_unref(ConnectionCharge *charge);
 /*
  * What the queues of several connections hold together, and how much they
  * may (the bus's per-label quotas, quota.h): each connection sharing it
- * moves it with its own out_bytes and out_fds, and a message that would
- * take it past a maximum is refused like one that does not fit the
- * connection's own queue.
+ * moves it with its own out_bytes and out_fds. When a message would take
+ * it past a maximum, it is refused only to a connection that holds its
+ * even part of the share already: the one that does not read is refused,
+ * never the others beside it, whoever filled it (another label can send
+ * to a frozen connection until the share is full). And only where the
+ * sender can be told (connection_queue() with limited): what the bus owes
+ * a connection, or a copy it asked for, is limited by its own queue alone,
+ * so a full share never disconnects a connection that reads.
  */
 typedef struct ConnectionShare {
         size_t bytes;
         size_t fds;
         size_t max_bytes;
         size_t max_fds;
+        size_t members;                 /* connections counted in it */
 } ConnectionShare;
 
 typedef struct ConnectionOut {
@@ -117,10 +123,11 @@ int connection_dispatch(Connection *c, ConnectionMessageFn fn, void *userdata);
 
 /*
  * Queues a reference to m, charged to charge (nullable: the driver's) until
- * written. 0, CONNECTION_E_QUOTA (its own queue or its share is full) or
+ * written. 0, CONNECTION_E_QUOTA (its own queue is full, or, if
+ * share_limits, its share is and it holds its part of it) or
  * CONNECTION_E_NO_FDS.
  */
-int connection_queue(Connection *c, Message *m, ConnectionCharge *charge);
+int connection_queue(Connection *c, Message *m, ConnectionCharge *charge, bool share_limits);
 
 /* From now on share (nullable) counts this queue too; what it holds moves over. */
 void connection_set_share(Connection *c, ConnectionShare *share);

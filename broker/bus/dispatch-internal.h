@@ -16,6 +16,7 @@ typedef struct Peer Peer;
  * it for flushing; positive CONNECTION_E_* on refusal.
  */
 int bus_queue(Peer *peer, Message *m, Peer *sender);
+int bus_queue_owed(Peer *peer, Message *m, Peer *sender);
 /* Fills a MatchMessage for m from sender (nullable: the driver). */
 void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
                             MessageArg *args);

@@ -196,7 +196,7 @@ static void dispatch_monitor_one(Bus *bus, Peer *sender, Peer *monitor, Message 
                         return;
                 m = filtered;
         }
-        if (bus_queue(monitor, m, NULL) == CONNECTION_E_QUOTA)
+        if (bus_queue_owed(monitor, m, NULL) == CONNECTION_E_QUOTA)
                 peer_doom(monitor, m, "a monitor's copy");
 }
 
@@ -296,7 +296,7 @@ static int dispatch_broadcast_one(void *userdata, MatchOwner *owner, bool eavesd
                         return 0;
                 m = filtered;
         }
-        r = bus_queue(recipient, m, broadcast->sender);
+        r = bus_queue_owed(recipient, m, broadcast->sender);
         if (r > 0)
                 dispatch_copy_refused(broadcast, recipient, m, eavesdrop, r);
         return 0;

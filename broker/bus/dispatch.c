@@ -147,17 +147,27 @@ int bus_reply_error(Bus *bus, Peer *peer, Message *call, int error, const char *
         return bus_send_from_driver(bus, peer, m);
 }
 
-int bus_queue(Peer *peer, Message *m, Peer *sender) {
+static int bus_queue_limited(Peer *peer, Message *m, Peer *sender, bool share_limits) {
         int r;
 
         if (peer->dead || peer->doomed)
                 return 0;
-        r = connection_queue(&peer->connection, m, sender ? sender->charge : NULL);
+        r = connection_queue(&peer->connection, m, sender ? sender->charge : NULL, share_limits);
         if (r != 0)
                 return r;
         if (!ilist_is_linked(&peer->dirty_link))
                 ilist_append(&peer->bus->dirty, &peer->dirty_link);
         return 0;
+}
+
+/* A message its sender is told of when it does not fit: the label's share limits it too. */
+int bus_queue(Peer *peer, Message *m, Peer *sender) {
+        return bus_queue_limited(peer, m, sender, true);
+}
+
+/* What the bus owes peer, or a copy it asked for: only its own queue limits it (connection.h). */
+int bus_queue_owed(Peer *peer, Message *m, Peer *sender) {
+        return bus_queue_limited(peer, m, sender, false);
 }
 
 void bus_match_message_init(MatchMessage *mm, Message *m, Peer *sender, Peer *recipient,
@@ -209,7 +219,7 @@ static int dispatch_from_driver(Bus *bus, Peer *peer, Message *m, bool capture) 
         if (capture && !early)
                 dispatch_capture(bus, m, NULL, peer, NULL);
         /* It cannot take what the bus owes it (a reply, NameLost, a signal it subscribed to). */
-        if (bus_queue(peer, m, NULL) == CONNECTION_E_QUOTA)
+        if (bus_queue_owed(peer, m, NULL) == CONNECTION_E_QUOTA)
                 peer_doom(peer, m, "a message from the bus driver");
         return 0;
 }
@@ -561,7 +571,7 @@ static int dispatch_to_driver(Bus *bus, Peer *sender, Message *m) {
 static int dispatch_answer_directly(Peer *peer, Message *answer) {
         if (peer->dead)
                 return 0;
-        if (bus_queue(peer, answer, NULL) == CONNECTION_E_QUOTA)
+        if (bus_queue_owed(peer, answer, NULL) == CONNECTION_E_QUOTA)
                 peer_doom(peer, answer, "an answer of the bus's end of its connection");
         return 0;
 }

@@ -155,7 +155,7 @@ static void test_partial_writes_keep_order(void **state) {
         for (uint32_t i = 1; i <= 40; i++) {
                 _cleanup_(message_unrefp) Message *m = make_signal(i, 3000, -1);
 
-                assert_int_equal(connection_queue(&p.c, m, NULL), 0);
+                assert_int_equal(connection_queue(&p.c, m, NULL, true), 0);
         }
         r = connection_flush(&p.c);
         assert_int_equal(r, CONNECTION_E_AGAIN);
@@ -186,10 +186,10 @@ static void test_outgoing_quota(void **state) {
 
         limits.max_outgoing_bytes = 4096;
         pair_open(&p, &limits, false);
-        assert_int_equal(connection_queue(&p.c, small, NULL), 0);
-        assert_int_equal(connection_queue(&p.c, big, NULL), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&p.c, small, NULL, true), 0);
+        assert_int_equal(connection_queue(&p.c, big, NULL, true), CONNECTION_E_QUOTA);
         assert_int_equal(connection_flush(&p.c), 0);
-        assert_int_equal(connection_queue(&p.c, small, NULL), 0);
+        assert_int_equal(connection_queue(&p.c, small, NULL, true), 0);
         pair_close(&p);
 }
 
@@ -203,15 +203,15 @@ static void test_charge(void **state) {
         message_get_data(m, &size);
         assert_int_equal(connection_charge_new(&charge), 0);
         pair_open(&p, &limits_default, false);
-        assert_int_equal(connection_queue(&p.c, m, charge), 0);
-        assert_int_equal(connection_queue(&p.c, m, charge), 0);
+        assert_int_equal(connection_queue(&p.c, m, charge, true), 0);
+        assert_int_equal(connection_queue(&p.c, m, charge, true), 0);
         assert_int_equal(charge->bytes, 2 * size);
         assert_int_equal(charge->n_ref, 3);
         assert_int_equal(connection_flush(&p.c), 0);
         assert_int_equal(charge->bytes, 0);
         assert_int_equal(charge->n_ref, 1);
         /* Entries still queued when the connection goes release their charge too. */
-        assert_int_equal(connection_queue(&p.c, m, charge), 0);
+        assert_int_equal(connection_queue(&p.c, m, charge, true), 0);
         pair_close(&p);
         assert_int_equal(charge->bytes, 0);
         assert_int_equal(charge->n_ref, 1);
@@ -232,27 +232,61 @@ static void test_share(void **state) {
         message_get_data(m, &size);
         pair_open(&a, &limits_default, true);
         pair_open(&b, &limits_default, true);
-        assert_int_equal(connection_queue(&a.c, m, NULL), 0);
+        assert_int_equal(connection_queue(&a.c, m, NULL, true), 0);
         share.max_bytes = 3 * size;
         share.max_fds = 1;
         connection_set_share(&a.c, &share);
         connection_set_share(&b.c, &share);
         assert_int_equal(share.bytes, size);            /* what a held moved over */
-        assert_int_equal(connection_queue(&b.c, m, NULL), 0);
-        assert_int_equal(connection_queue(&a.c, m, NULL), 0);
+        assert_int_equal(connection_queue(&b.c, m, NULL, true), 0);
+        assert_int_equal(connection_queue(&a.c, m, NULL, true), 0);
         assert_int_equal(share.bytes, 3 * size);
-        assert_int_equal(connection_queue(&b.c, m, NULL), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&b.c, m, NULL, true), CONNECTION_E_QUOTA);
         assert_true(connection_share_refused(&b.c, m));
         assert_int_equal(connection_flush(&a.c), 0);
         assert_int_equal(share.bytes, size);
-        assert_int_equal(connection_queue(&a.c, with_fd, NULL), 0);
-        assert_int_equal(connection_queue(&b.c, with_fd, NULL), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&a.c, with_fd, NULL, true), 0);
+        assert_int_equal(connection_queue(&b.c, with_fd, NULL, true), CONNECTION_E_QUOTA);
         assert_int_equal(share.fds, 1);
         connection_set_share(&a.c, NULL);
         assert_int_equal(share.fds, 0);
         pair_close(&b);
         assert_int_equal(share.bytes, 0);
         pair_close(&a);
+}
+
+/*
+ * A full share refuses only the connection that holds its even part of it
+ * (one that does not read fills it; the others beside it are not refused),
+ * and nothing where the share does not limit (what the bus owes).
+ */
+static void test_share_part(void **state) {
+        _cleanup_(message_unrefp) Message *m = make_signal(1, 100, -1);
+        ConnectionShare share = {};
+        size_t size;
+        Pair a, b;
+
+        message_get_data(m, &size);
+        pair_open(&a, &limits_default, true);
+        pair_open(&b, &limits_default, true);
+        share.max_bytes = 2 * size;
+        share.max_fds = 1;
+        connection_set_share(&a.c, &share);
+        connection_set_share(&b.c, &share);
+        assert_int_equal(share.members, 2);
+        assert_int_equal(connection_queue(&a.c, m, NULL, true), 0);
+        assert_int_equal(connection_queue(&a.c, m, NULL, true), 0);
+        assert_int_equal(connection_queue(&a.c, m, NULL, true), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&b.c, m, NULL, true), 0);     /* over the share, under its part */
+        assert_int_equal(connection_queue(&b.c, m, NULL, true), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&a.c, m, NULL, false), 0);    /* owed: its own queue has room */
+        assert_int_equal(share.bytes, 4 * size);
+        connection_set_share(&b.c, NULL);
+        assert_int_equal(share.members, 1);
+        pair_close(&b);
+        pair_close(&a);
+        assert_int_equal(share.bytes, 0);
+        assert_int_equal(share.members, 0);
 }
 
 static void test_fds_need_negotiation(void **state) {
@@ -262,11 +296,11 @@ static void test_fds_need_negotiation(void **state) {
         size_t n_fds;
 
         pair_open(&plain, &limits_default, false);
-        assert_int_equal(connection_queue(&plain.c, m, NULL), CONNECTION_E_NO_FDS);
+        assert_int_equal(connection_queue(&plain.c, m, NULL, true), CONNECTION_E_NO_FDS);
         pair_close(&plain);
 
         pair_open(&fds, &limits_default, true);
-        assert_int_equal(connection_queue(&fds.c, m, NULL), 0);
+        assert_int_equal(connection_queue(&fds.c, m, NULL, true), 0);
         assert_int_equal(connection_flush(&fds.c), 0);
         got = read_message(fds.peer);
         message_get_unix_fds(got, &n_fds);
@@ -281,8 +315,8 @@ static void test_outgoing_fd_quota(void **state) {
 
         limits.max_outgoing_unix_fds = 1;
         pair_open(&p, &limits, true);
-        assert_int_equal(connection_queue(&p.c, m, NULL), 0);
-        assert_int_equal(connection_queue(&p.c, m, NULL), CONNECTION_E_QUOTA);
+        assert_int_equal(connection_queue(&p.c, m, NULL, true), 0);
+        assert_int_equal(connection_queue(&p.c, m, NULL, true), CONNECTION_E_QUOTA);
         pair_close(&p);
 }
 
@@ -478,6 +512,7 @@ int main(void) {
                 cmocka_unit_test(test_outgoing_quota),
                 cmocka_unit_test(test_charge),
                 cmocka_unit_test(test_share),
+                cmocka_unit_test(test_share_part),
                 cmocka_unit_test(test_fds_need_negotiation),
                 cmocka_unit_test(test_outgoing_fd_quota),
                 cmocka_unit_test(test_split_and_large_input),

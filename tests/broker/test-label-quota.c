@@ -333,6 +333,71 @@ static void test_queued_bytes(void **state) {
         harness_stop(&h);
 }
 
+/*
+ * Another label sends to one appA connection that never reads until appA's
+ * share is full: that connection is refused, and the rest of appA goes
+ * on: a reading connection gets what the bus owes it and calls from
+ * others, and a new one says Hello, none of them disconnected; nor is the
+ * one that does not read while its own queue has room for what the bus
+ * owes it.
+ */
+static void test_frozen_connection_costs_only_itself(void **state) {
+        static char payload[10001];
+        _cleanup_(message_unrefp) Message *refused = NULL, *added = NULL, *welcome = NULL, *to_a2 = NULL,
+                                          *subscribed = NULL;
+        Harness h;
+        Client a1, a2, a3, b;
+        Message *m;
+
+        memset(payload, 'x', sizeof(payload) - 1);
+        harness_start(&h, CONFIG(LIMIT("max_queued_bytes_per_label", "35000")));
+        connect_as(&h, &a1, "appA");
+        connect_as(&h, &a2, "appA");
+        connect_as(&h, &b, "appB");
+        /* a1 asked for signals before it stopped reading: the bus owes it a3's NameOwnerChanged. */
+        subscribed = driver_call(&h, &a1, "AddMatch", "s", "type='signal'");
+        assert_return(subscribed);
+        shrink_socket(&h, &a1);
+        for (int i = 0; i < 10 && !refused; i++) {
+                client_call(&h, &b, a1.unique_name, "/p", "org.mssf.T", "Fill", "s", payload);
+                harness_pump(&h);
+                refused = client_recv(&h, &b);
+        }
+        assert_non_null(refused);
+        assert_limits_exceeded(refused, "label \"appA\"", "max_queued_bytes_per_label=35000");
+        /* Topped up to just under the share with ever smaller calls. */
+        for (size_t len = 5000; len >= 1; len /= 2) {
+                for (int k = 0; k < 4; k++) {
+                        payload[len] = 0;
+                        client_call(&h, &b, a1.unique_name, "/p", "org.mssf.T", "Fill", "s", payload);
+                        harness_pump(&h);
+                        while ((m = client_recv(&h, &b)))
+                                message_unref(m);
+                }
+        }
+        added = driver_call(&h, &a2, "AddMatch", "s", "type='signal'");
+        assert_return(added);
+        assert_false(client_is_disconnected(&h, &a2));
+        welcome = hello(&h, &a3, "appA");
+        assert_return(welcome);
+        assert_false(client_is_disconnected(&h, &a3));
+        client_call(&h, &b, a2.unique_name, "/p", "org.mssf.T", "Fill", "s", "to a reading connection");
+        harness_pump(&h);
+        /* It subscribed to every signal: a3's NameOwnerChanged comes first. */
+        while ((to_a2 = client_recv(&h, &a2)) && message_get_type(to_a2) == MESSAGE_SIGNAL)
+                message_unref(to_a2);
+        assert_non_null(to_a2);
+        assert_string_equal(message_get_member(to_a2), "Fill");
+        /* Its unread bytes keep client_is_disconnected() from seeing an end: ask the bus. */
+        assert_non_null(bus_lookup_peer(h.bus, a1.unique_name));
+        assert_false(bus_lookup_peer(h.bus, a1.unique_name)->doomed);
+        client_close(&a1);
+        client_close(&a2);
+        client_close(&a3);
+        client_close(&b);
+        harness_stop(&h);
+}
+
 /* The entry of label in GetStats' LabelQuotas: key's value (t), or -1 if absent. */
 static int64_t stats_value(Message *reply, const char *label, const char *key) {
         MessageReader r;
@@ -448,6 +513,7 @@ int main(void) {
                 cmocka_unit_test_setup(test_match_rules, setup),
                 cmocka_unit_test_setup(test_pending_replies, setup),
                 cmocka_unit_test_setup(test_queued_bytes, setup),
+                cmocka_unit_test_setup(test_frozen_connection_costs_only_itself, setup),
                 cmocka_unit_test_setup(test_stats, setup),
                 cmocka_unit_test_setup(test_exempt_and_without_smack, setup),
         };
