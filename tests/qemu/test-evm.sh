@@ -6,7 +6,7 @@
 #   test-evm.sh install MSSF_POLICY [MSSF_KEYD]  first boot: key loaded,
 #                                     then install and upgrade
 #   test-evm.sh check [MSSF_KEYD]     second boot: same key, run the files
-#   test-evm.sh foreign MSSF_KEYD     a third boot on another TPM: the
+#   test-evm.sh foreign [MSSF_KEYD]   a third boot on another TPM: the
 #                                     master key cannot be had, and the
 #                                     EVM key does not load
 # The files: good (untouched), tampered (content and security.ima
@@ -15,15 +15,23 @@
 # SMACK64EXEC set on an unchanged file), upgraded (replaced, re-hashed
 # and labelled by the upgrade), dropped (no longer named by the upgrade:
 # label and reference hash removed, so refused from then on).
-# The key: a user master key and the encrypted evm-key under it. With
-# MSSF_KEYD (a guest with a TPM: qemu-run --tpm) the master key comes from
-# the device's root key, which the TPM seals: mssf-keyd --evm-master
-# derives it and adds it as the user key kmk at each boot, its state
-# (the sealed root, never the root) on the test disk; once EVM has its
-# key the master is dropped from the keyring. Without a TPM (the Smack
-# kernel has no TPM driver) the master is a stand-in: random bytes, kept
-# on the test disk only so that the second boot can load the same one (a
-# device never stores it).
+# The key: the encrypted evm-key under a master key kmk, which is
+# chosen by what the kernel offers (master_kind):
+#  - trusted: a kernel with trusted keys (qemu-smack-kernel's) makes the
+#    master itself, 32 random bytes sealed by the TPM under a storage
+#    primary kept at a persistent handle; user space only ever sees the
+#    sealed blob (on the test disk), which the kernel unseals at each
+#    boot. Such a kernel without a TPM, or a TPM that refuses, gets no
+#    EVM key at all: nothing weaker is put in its place.
+#  - user, from the TPM (MSSF_KEYD given: qemu-run --tpm): Debian's
+#    kernel has no trusted keys, so mssf-keyd --evm-master derives the
+#    master from the device's root key, which the TPM seals, and adds it
+#    as the user key kmk at each boot, its state (the sealed root, never
+#    the root) on the test disk; once EVM has its key the master is
+#    dropped from the keyring.
+#  - user, a stand-in (no MSSF_KEYD, Debian's kernel): random bytes, kept
+#    on the test disk only so that the second boot can load the same one
+#    (a device never stores it).
 set -u
 phase=$1
 failures=0
@@ -33,6 +41,10 @@ install) keyd=${3:-} ;;
 check|foreign) keyd=${2:-} ;;
 esac
 keyd_state=/mnt/keyd
+# The storage primary the kernel seals the trusted master under: the
+# first persistent handle of the owner's range (TPM 2.0 Part 2, 2.3.1).
+parent=0x81000001
+export TPM2TOOLS_TCTI=device:/dev/tpmrm0
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
 expect_run() {  # DESCRIPTION EXPECTED-STATUS PROGRAM...
@@ -75,6 +87,80 @@ policy="appraise func=BPRM_CHECK fsuuid=$uuid
 appraise func=FILE_CHECK fsuuid=$uuid"
 bins="good tampered stripped relabelled labelled dropped upgraded"
 
+# The master this kernel allows: "trusted" where the kernel can seal a
+# key with the TPM itself, "user" where it cannot (Debian 12's kernel:
+# CONFIG_TRUSTED_KEYS off), or "none: WHY". The trusted key type only
+# registers when a TPM was found at boot, so its absence alone does not
+# tell a kernel without trusted keys from one whose TPM is missing:
+# /proc/config.gz (qemu-smack-kernel has it, Debian's kernel does not)
+# tells them apart, and the second must not fall back to the weaker
+# user master. An empty payload is refused by a registered type
+# (EINVAL) and by a missing one with ENODEV, and adds no key.
+master_kind() {
+    local built=no probe
+    zcat /proc/config.gz 2>/dev/null | grep -Eqx 'CONFIG_TRUSTED_KEYS=[ym]' && built=yes
+    probe=$(keyctl add trusted mssf-probe "" @u 2>&1)
+    case "$built:$probe" in
+    no:*"No such device"*) echo user ;;
+    yes:*"No such device"*)
+        echo "none: this kernel is built with CONFIG_TRUSTED_KEYS but has no trusted key type, so no TPM was found at boot" ;;
+    *) echo trusted ;;
+    esac
+}
+# Stop here: without its master EVM is not switched on, and no weaker key takes its place.
+stop() {
+    not_ok "$1"
+    echo "EVM stays off: no master key"
+    echo "$failures failed"
+    exit 1
+}
+# The trusted master kmk: "new" makes it (the first boot) and saves its
+# sealed blob on the disk, "load" has the TPM unseal that blob.
+trusted_master() {  # new|load DESCRIPTION
+    local out
+    [ -c /dev/tpmrm0 ] && ok "the guest has a TPM (/dev/tpmrm0)" || stop "no /dev/tpmrm0 in this guest"
+    if [ "$1" = new ]; then
+        # Made once, as a device's provisioning would; it stays in the TPM's NV.
+        out=$(tpm2_createprimary -Q -C o -c /tmp/primary.ctx 2>&1 && tpm2_evictcontrol -Q -C o -c /tmp/primary.ctx $parent 2>&1) &&
+            ok "a storage primary key, persistent at $parent (tpm2-tools)" ||
+            stop "the TPM refuses a storage primary at $parent: $out"
+        out=$(keyctl add trusted kmk "new 32 keyhandle=$parent" @u 2>&1) &&
+            keyctl pipe "$out" > /mnt/keys/kmk.blob &&
+            ok "$2" || stop "the TPM refuses to seal a trusted master under $parent: $out"
+    else
+        out=$(keyctl add trusted kmk "load $(cat /mnt/keys/kmk.blob) keyhandle=$parent" @u 2>&1) &&
+            ok "$2" || stop "the TPM refuses to unseal the trusted master's blob: $out"
+    fi
+    # What root can read of it is the sealed blob the disk has anyway.
+    out=$(keyctl pipe "$(keyctl search @u trusted kmk)" 2>&1)
+    [ "$out" = "$(cat /mnt/keys/kmk.blob)" ] && ok "reading kmk back gives its sealed blob ($(wc -c < /mnt/keys/kmk.blob) hex digits), not the key" ||
+        not_ok "keyctl pipe kmk gives something other than its blob: $(echo "$out" | head -c 80)"
+}
+# The master, chosen by master_kind: new|load.
+master_key() {
+    case "$master" in
+    trusted)
+        if [ "$1" = new ]; then
+            trusted_master new "the master key: a trusted key the kernel makes and the TPM seals, its blob saved"
+        else
+            trusted_master load "the same master key: its blob unsealed by the same TPM"
+        fi ;;
+    user-tpm)
+        if [ "$1" = new ]; then
+            master_from_tpm "the master key: derived from a root the TPM seals at this first start (mssf-keyd), added as kmk"
+            udev_rule
+        else
+            master_from_tpm "the same master key, from the root the same TPM unseals"
+        fi ;;
+    user)
+        if [ "$1" = new ]; then
+            expect_run "a user master key (the chipset's stand-in) is added" 0 \
+                sh -c 'head -c 32 /dev/urandom > /tmp/kmk.bin && keyctl padd user kmk @u < /tmp/kmk.bin'
+        else
+            expect_run "the same master key is loaded" 0 sh -c 'keyctl padd user kmk @u < /mnt/keys/kmk.bin'
+        fi ;;
+    esac
+}
 # The master key from the TPM-sealed root (mssf-keyd), as user key kmk: DESCRIPTION.
 master_from_tpm() {
     [ -c /dev/tpmrm0 ] && ok "the guest has a TPM (/dev/tpmrm0)" || not_ok "no /dev/tpmrm0 in this guest"
@@ -102,12 +188,44 @@ udev_rule() {
 }
 # Once EVM has its key, the master may go: while it is in the keyring root can read it back.
 drop_master() {
-    [ -n "$keyd" ] || return 0
+    [ "$master" = user-tpm ] || return 0
     expect_run "the master key is dropped from the keyring now that EVM has its key" 0 \
         sh -c 'keyctl unlink $(keyctl search @u user kmk) @u'
     expect_run "and it is gone" 1 keyctl search @u user kmk
 }
 
+kind=$(master_kind)
+case "$kind" in
+none:*) stop "${kind#none: }" ;;
+user) master=user; [ -n "$keyd" ] && master=user-tpm ;;
+*) master=$kind ;;
+esac
+master_type=${master%-tpm}
+echo "EVM's master key: $master_type$([ "$master" = user-tpm ] && echo ", from mssf-keyd's TPM-sealed root")$([ "$master" = user ] && echo ", a stand-in")"
+[ "$phase" = foreign ] && [ "$master" = user ] && stop "foreign needs a TPM: MSSF_KEYD, or a kernel with trusted keys"
+
+if [ "$phase" = foreign ] && [ "$master" = trusted ]; then
+    [ -c /dev/tpmrm0 ] && ok "the guest has a TPM (/dev/tpmrm0)" || stop "no /dev/tpmrm0 in this guest"
+    # Another TPM (a fresh swtpm state), the same disk: what a thief with the disk, or the disk in another device, gets.
+    load_kmk="keyctl add trusted kmk \"load \$(cat /mnt/keys/kmk.blob) keyhandle=$parent\" @u"
+    # The kernel answers a TPM's error status with EPERM; EINVAL would be the blob or the options refused before the TPM saw them.
+    expect_run "another TPM: the trusted master's blob does not load (no key at $parent here)" 1 sh -c "$load_kmk"
+    case "$last_out" in *"Operation not permitted"*) ok "the TPM refuses it (EPERM): $last_out" ;; *) not_ok "not the TPM's refusal: $last_out" ;; esac
+    expect_run "this TPM's own storage primary, made at the same handle" 0 \
+        sh -c "tpm2_createprimary -Q -C o -c /tmp/primary.ctx && tpm2_evictcontrol -Q -C o -c /tmp/primary.ctx $parent"
+    expect_run "the blob does not load under it either: another TPM's primary sealed it" 1 sh -c "$load_kmk"
+    case "$last_out" in *"Operation not permitted"*) ok "the TPM refuses it (EPERM): $last_out" ;; *) not_ok "not the TPM's refusal: $last_out" ;; esac
+    expect_run "no master key in the keyring" 1 keyctl search @u trusted kmk
+    expect_run "so the EVM key's blob does not load" 1 sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
+    # A new master made on this TPM is another key: the blob does not load under it either.
+    expect_run "a new trusted master made on this TPM" 0 keyctl add trusted kmk "new 32 keyhandle=$parent" @u
+    expect_run "under which the EVM key's blob does not load either" 1 \
+        sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
+    expect_run "so EVM cannot be switched on with this disk's key" 0 sh -c '! keyctl search @u encrypted evm-key'
+    echo "$failures failed"
+    [ "$failures" = 0 ]
+    exit
+fi
 if [ "$phase" = foreign ]; then
     # Another TPM (a fresh swtpm state), the same disk: what a thief with the disk, or the disk in another device, gets.
     expect_run "another TPM: mssf-keyd cannot unseal the root" 1 "$keyd" --evm-master kmk --state-dir $keyd_state --tpm required
@@ -126,11 +244,7 @@ if [ "$phase" = foreign ]; then
 fi
 
 if [ "$phase" = check ]; then
-    if [ -n "$keyd" ]; then
-        master_from_tpm "the same master key, from the root the same TPM unseals"
-    else
-        expect_run "the same master key is loaded" 0 sh -c 'keyctl padd user kmk @u < /mnt/keys/kmk.bin'
-    fi
+    master_key load
     expect_run "the EVM key is loaded from its blob" 0 \
         sh -c 'keyctl add encrypted evm-key "load $(cat /mnt/keys/evm-key.blob)" @u'
     expect_run "EVM's HMAC is switched on" 0 sh -c 'echo 1 > /sys/kernel/security/evm'
@@ -176,19 +290,13 @@ export DPKG_ADMINDIR=$state/dpkg
 # hash, and is read again, in the next boot, before the policy is
 # written there too).
 mkdir -p /mnt/keys
-if [ -n "$keyd" ]; then
-    master_from_tpm "the master key: derived from a root the TPM seals at this first start (mssf-keyd), added as kmk"
-    udev_rule
-else
-    expect_run "a user master key (the chipset's stand-in) is added" 0 \
-        sh -c 'head -c 32 /dev/urandom > /tmp/kmk.bin && keyctl padd user kmk @u < /tmp/kmk.bin'
-fi
+master_key new
 # Made once (the device's provisioning), kept as its blob, and loaded
 # from the blob in every boot including this one: measured, HMACs made
 # with the key as "new" returned did not verify after a reboot with the
 # same key loaded from its blob; made with the loaded key, they do.
-expect_run "the EVM key: encrypted, 64 bytes, under the master key, saved as its blob" 0 \
-    sh -c 'id=$(keyctl add encrypted evm-key "new user:kmk 64" @u) && keyctl pipe $id > /tmp/evm-key.blob && keyctl unlink $id @u'
+expect_run "the EVM key: encrypted, 64 bytes, under the $master_type master key, saved as its blob" 0 \
+    sh -c "id=\$(keyctl add encrypted evm-key 'new $master_type:kmk 64' @u) && keyctl pipe \$id > /tmp/evm-key.blob && keyctl unlink \$id @u"
 expect_run "the EVM key is loaded from its blob" 0 \
     sh -c 'keyctl add encrypted evm-key "load $(cat /tmp/evm-key.blob)" @u'
 expect_run "EVM's HMAC is switched on before anything is installed" 0 sh -c 'echo 1 > /sys/kernel/security/evm'
@@ -281,7 +389,7 @@ case "$last_out" in "labelled $want_label"*) ok "printing its Smack label (anoth
 expect_run "verify finds hashes, labels and HMACs in place (exit 0)" 0 mssf verify evmpkg
 
 cp /tmp/evm-key.blob /mnt/keys/ && printf %s "$label" > /mnt/keys/label
-[ -n "$keyd" ] || cp /tmp/kmk.bin /mnt/keys/
+if [ "$master" = user ]; then cp /tmp/kmk.bin /mnt/keys/; fi
 [ -s /mnt/keys/evm-key.blob ] && ok "the EVM key's blob is saved for the next boot" || not_ok "no evm-key blob"
 sync
 expect_run "the disk is remounted read-only (clean for the host's debugfs)" 0 mount -o remount,ro /mnt
