@@ -8,9 +8,16 @@
  * unsealed once and compared before anything is written, so a state file
  * always holds a root that comes back. Only then is root.state written,
  * and it never holds the root. Without a TPM (nothing answers at the
- * TCTI, and the policy allows it) the root is a software key, written to
- * root.state in the clear for the service's user alone: the weaker mode,
- * logged and reported as such, and recorded in every blob.
+ * TCTI, the kernel knows no TPM either, and the policy allows it) the
+ * root is a software key, written to root.state in the clear for the
+ * service's user alone: the weaker mode, logged and reported as such,
+ * and recorded in every blob.
+ *
+ * Only "no TPM at all" allows that: a software root.state is kept by
+ * every later start, so a TPM that exists but does not open at this one
+ * start (its node not made yet, not yet labelled for the service by
+ * udev, a TCTI library missing) must not lead there; that start fails
+ * with TpmUnavailable, writes nothing, and the next one tries again.
  *
  * Every later start: the state says which mode. In TPM mode the storage
  * key is recreated and its name compared with the one recorded: a
@@ -175,6 +182,28 @@ static int software_first_start(const ProvisionOptions *options, RootState *stat
         return software_start(options, state, ret_root, error);
 }
 
+/* "auto", and the TCTI did not open: software only if this device has no TPM at all. */
+static int auto_without_tpm(const ProvisionOptions *options, const char *tcti, const char *tpm_err,
+                            RootState *state, RootKey **ret_root, ProvisionResult *result, KeydError *error) {
+        const char *sysfs_root = options->sysfs_root ? options->sysfs_root : "/sys";
+        char device[512] = "";
+        int r = tpm_present(options->sysfs_root, device, sizeof(device));
+
+        if (r < 0)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "nothing answers at %s (%s), and whether this device has a TPM cannot be "
+                                 "told (%s/class/tpm: %s); no root is made and nothing is written",
+                                 tcti, tpm_err, sysfs_root, strerror(-r));
+        if (r > 0)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "this device has a TPM (%s), and it does not open at %s (%s); no root is "
+                                 "made and nothing is written (a software root would be kept for good): "
+                                 "restart the service once the TPM opens", device, tcti, tpm_err);
+        snprintf(result->tpm_note, sizeof(result->tpm_note), "no TPM in %s/class/tpm, and nothing answers at %s: %s",
+                 sysfs_root, tcti, tpm_err);
+        return software_first_start(options, state, ret_root, result, error);
+}
+
 static int first_start(const ProvisionOptions *options, const char *tcti, RootState *state,
                        RootKey **ret_root, ProvisionResult *result, KeydError *error) {
         _cleanup_(tpm_freep) Tpm *tpm = NULL;
@@ -188,10 +217,8 @@ static int first_start(const ProvisionOptions *options, const char *tcti, RootSt
                 return software_first_start(options, state, ret_root, result, error);
         }
         r = tpm_open(tcti, &tpm, tpm_err, sizeof(tpm_err));
-        if (r == TPM_E_ABSENT && options->tpm_policy == TPM_POLICY_AUTO) {
-                snprintf(result->tpm_note, sizeof(result->tpm_note), "nothing answers at %s: %s", tcti, tpm_err);
-                return software_first_start(options, state, ret_root, result, error);
-        }
+        if (r == TPM_E_ABSENT && options->tpm_policy == TPM_POLICY_AUTO)
+                return auto_without_tpm(options, tcti, tpm_err, state, ret_root, result, error);
         if (r == TPM_E_ABSENT)
                 return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "a TPM is required, and none answers at %s (%s)",
                                  tcti, tpm_err);

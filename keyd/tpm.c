@@ -31,10 +31,13 @@
  * retried: a caller that gets an error stops (a retry loop is how a
  * service pushes a TPM further into lockout).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
@@ -111,6 +114,53 @@ static int tpm_fail(TSS2_RC rc, const char *what, char *err, size_t err_size) {
         return TPM_E_FAILED;
 }
 
+/*
+ * Why a TCTI did not open, as precisely as can be said: the device TCTI
+ * reports every failed open() as one I/O error code and drops the errno
+ * (EACCES before udev has labelled the node, ENOENT before the kernel
+ * has made it), so for a device the open is tried again here, only to
+ * name it.
+ */
+static void describe_tcti_failure(const char *tcti_conf, TSS2_RC rc, char *err, size_t err_size) {
+        const char *path = tcti_conf && strncmp(tcti_conf, "device:", 7) == 0 ? tcti_conf + 7 : NULL;
+        int fd;
+
+        if (!path || !*path) {
+                snprintf(err, err_size, "%s", Tss2_RC_Decode(rc));
+                return;
+        }
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                snprintf(err, err_size, "%s: %s (%s)", path, strerror(errno), Tss2_RC_Decode(rc));
+                return;
+        }
+        close(fd);
+        snprintf(err, err_size, "%s opens, but its TCTI does not (is tpm2-tss's device TCTI library "
+                 "installed?): %s", path, Tss2_RC_Decode(rc));
+}
+
+int tpm_present(const char *sysfs_root, char *name, size_t name_size) {
+        char path[4096];
+        struct dirent *entry;
+        DIR *dir;
+        int r = 0;
+
+        snprintf(path, sizeof(path), "%s/class/tpm", sysfs_root ? sysfs_root : "/sys");
+        dir = opendir(path);
+        if (!dir)
+                return errno == ENOENT ? 0 : -errno;
+        while (r == 0 && (errno = 0, entry = readdir(dir)))
+                if (strncmp(entry->d_name, "tpm", 3) == 0) {
+                        if (name)
+                                snprintf(name, name_size, "%s/%s", path, entry->d_name);
+                        r = 1;
+                }
+        if (r == 0 && errno != 0)
+                r = -errno;
+        closedir(dir);
+        return r;
+}
+
 int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size) {
         Tpm *tpm = calloc(1, sizeof(*tpm));
         TSS2_RC rc;
@@ -120,7 +170,7 @@ int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size) {
         tpm->storage = ESYS_TR_NONE;
         rc = Tss2_TctiLdr_Initialize(tcti_conf, &tpm->inner);
         if (rc != TSS2_RC_SUCCESS) {
-                snprintf(err, err_size, "%s", Tss2_RC_Decode(rc));
+                describe_tcti_failure(tcti_conf, rc, err, err_size);
                 free(tpm);
                 return TPM_E_ABSENT;
         }

@@ -33,10 +33,19 @@ typedef struct Tpm Tpm;
 
 /*
  * Opens the TPM the TCTI configuration names ("device:/dev/tpmrm0",
- * "swtpm:host=127.0.0.1,port=2321"). 0, TPM_E_ABSENT (err says why), or
- * -ENOMEM. Sends no command.
+ * "swtpm:host=127.0.0.1,port=2321"). 0, TPM_E_ABSENT (err says why: the
+ * TSS's error, and for a device the errno its open() gets), or -ENOMEM.
+ * Sends no command.
  */
 int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size);
+/*
+ * Whether the kernel knows a TPM: an entry tpm* under
+ * sysfs_root/class/tpm (sysfs_root NULL: "/sys"; tests pass a tree of
+ * their own). 1 (name, when not NULL, gets its sysfs path), 0 when there
+ * is none, -errno when that cannot be read.
+ */
+int tpm_present(const char *sysfs_root, char *name, size_t name_size);
+
 /* Flushes what it loaded and closes; NULL-safe. */
 Tpm *tpm_free(Tpm *tpm);
 DEFINE_CLEANUP(Tpm *, tpm_free);

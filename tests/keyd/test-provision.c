@@ -15,7 +15,8 @@
  *    TPM in lockout for good (maxTries 0), sealing and unsealing work;
  *  - without a TPM, under "auto", the software key: reported as such,
  *    and there the scan does find the root in root.state (which shows
- *    the scan can find it).
+ *    the scan can find it); with a TPM that does not open, not that but
+ *    TpmUnavailable, naming why, and no state written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,13 @@
 #define NO_TPM "swtpm:host=127.0.0.1,port=1"
 
 static Swtpm shared;
+
+/*
+ * Two sysfs trees for "auto": one where the kernel knows no TPM (the
+ * default of every start here, whatever the host has), one with tpm0.
+ */
+static char sysfs_without_tpm[64], sysfs_with_tpm[64];
+static const char *sysfs_root = sysfs_without_tpm;
 
 /* Injected by the lockout test: CreatePrimary answers this instead of reaching the TPM. */
 static TSS2_RC inject_create_primary;
@@ -122,7 +130,8 @@ static bool holds_bytes(const char *text, size_t size, const uint8_t *bytes, siz
 
 static int start(const char *dir, const char *tcti, TpmPolicy policy, RootKey **root, ProvisionResult *result,
                  KeydError *error) {
-        ProvisionOptions options = { .state_dir = dir, .tcti = tcti, .tpm_policy = policy };
+        ProvisionOptions options = { .state_dir = dir, .tcti = tcti, .tpm_policy = policy,
+                                     .sysfs_root = sysfs_root };
 
         *root = NULL;
         *error = (KeydError) { 0 };
@@ -279,6 +288,7 @@ static void test_no_tpm(void **unused) {
         assert_int_equal(start(soft_dir, NO_TPM, TPM_POLICY_AUTO, &soft, &result, &error), 0);
         assert_true(result.created);
         assert_int_equal(rootkey_mode(soft), ROOT_MODE_SOFTWARE);
+        assert_non_null(strstr(result.tpm_note, "no TPM in"));
         assert_non_null(strstr(result.tpm_note, "nothing answers"));
         text = state_text(soft_dir, &size);
         assert_non_null(strstr(text, "mode software\n"));
@@ -290,6 +300,42 @@ static void test_no_tpm(void **unused) {
                          KEYD_E_TPM_UNAVAILABLE);
         remove_dir(dir);
         remove_dir(soft_dir);
+}
+
+/*
+ * "auto" on a device that has a TPM which does not open at this start
+ * (its node not there yet, or not yet open to the service): no fall back
+ * to a software root, which every later start would keep; the error
+ * names the TPM, the device and why it did not open, and nothing is
+ * written, so the next start, with the TPM there, seals a root in it.
+ */
+static void test_tpm_that_does_not_open(void **unused) {
+        _cleanup_(rootkey_freep) RootKey *root = NULL;
+        ProvisionResult result;
+        KeydError error;
+        char dir[64], path[300], device[300], tcti[320];
+
+        make_dir(dir, sizeof(dir));
+        snprintf(path, sizeof(path), "%s/%s", dir, ROOTSTATE_FILE);
+        snprintf(device, sizeof(device), "%s/tpmrm0", dir);
+        snprintf(tcti, sizeof(tcti), "device:%s", device);
+        sysfs_root = sysfs_with_tpm;
+        assert_int_equal(start(dir, tcti, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_null(root);
+        assert_string_equal(keyd_error_name(error.code), "org.mssf.Keys1.Error.TpmUnavailable");
+        assert_non_null(strstr(error.message, "this device has a TPM"));
+        assert_non_null(strstr(error.message, "/class/tpm/tpm0"));
+        assert_non_null(strstr(error.message, device));
+        assert_non_null(strstr(error.message, strerror(ENOENT)));
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, NO_TPM));
+        assert_int_equal(access(path, F_OK), -1);
+        /* The TPM answers at the next start: the root is sealed in it. */
+        assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(rootkey_mode(root), ROOT_MODE_TPM);
+        sysfs_root = sysfs_without_tpm;
+        remove_dir(dir);
 }
 
 /* Rewrites one field's value of dir's root.state (keeping its mode 0600). */
@@ -406,10 +452,25 @@ static void test_lockout_is_not_retried(void **unused) {
 }
 
 static int setup(void **unused) {
+        char tpm0[128];
+
+        make_dir(sysfs_without_tpm, sizeof(sysfs_without_tpm));
+        make_dir(sysfs_with_tpm, sizeof(sysfs_with_tpm));
+        snprintf(tpm0, sizeof(tpm0), "%s/class", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        snprintf(tpm0, sizeof(tpm0), "%s/class/tpm", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        snprintf(tpm0, sizeof(tpm0), "%s/class/tpm/tpm0", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
         return swtpm_start(&shared, NULL) == 0 ? 0 : -1;
 }
 
 static int teardown(void **unused) {
+        remove_dir(sysfs_without_tpm);
+        remove_dir(sysfs_with_tpm);
         /* The orderly shutdown is part of the test: it must succeed. */
         return swtpm_stop(&shared, false) == 0 ? 0 : -1;
 }
@@ -421,6 +482,7 @@ int main(void) {
                 cmocka_unit_test(test_other_tpm),
                 cmocka_unit_test(test_cleared_tpm),
                 cmocka_unit_test(test_no_tpm),
+                cmocka_unit_test(test_tpm_that_does_not_open),
                 cmocka_unit_test(test_damaged_state),
                 cmocka_unit_test(test_not_subject_to_lockout),
                 cmocka_unit_test(test_lockout_is_not_retried),
