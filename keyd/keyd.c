@@ -51,6 +51,15 @@
  *  - in software mode (no TPM), anyone who can read root.state: the
  *    root is there in the clear, for the service's user alone. That mode
  *    is reported (property Mode, a log line) and recorded in every blob;
+ *  - in TPM mode, anyone who can read root.state and use this device's
+ *    TPM: the sealed object's authorization is stored beside it and it
+ *    has no PCR policy, so the root is tied to this TPM, not to a boot;
+ *  - bus monitors the device policy allows: they see the plaintexts of
+ *    Encrypt and Store calls and Decrypt and Load replies; and sd-bus
+ *    frees the message buffers that carry them (here and in libmssf)
+ *    without wiping them;
+ *  - the TSS's copies of the root (docs/keyd.md, "Where key material
+ *    lives"), left in freed heap and on the stack once per start;
  *  - traffic analysis: the bus and anyone it lets watch know who called
  *    the service, and blob headers name their key in clear;
  *  - the EVM master key (evm.c), which passes through user space once

@@ -467,7 +467,11 @@ int tpm_unseal(Tpm *tpm, const TpmSealed *sealed, const uint8_t auth[32], uint8_
                 memcpy(out, data->buffer, size);
                 r = 0;
         }
-        /* The TSS's copies of the root: wiped before they go back to the ordinary heap. */
+        /*
+         * The two copies of the root the TSS hands us access to, wiped before
+         * they go back to the ordinary heap; the stack array ESYS decrypted
+         * through is out of reach (docs/keyd.md says so).
+         */
         explicit_bzero(data, sizeof(*data));
         Esys_Free(data);
         wipe_response(tpm);

@@ -79,7 +79,8 @@ int tpm_random(Tpm *tpm, uint8_t *buf, size_t size, char *err, size_t err_size);
  * noDA (a wrong authorization never counts towards lockout, so no caller
  * can lock the TPM through it), no policy. The secret travels to the TPM
  * encrypted (a session salted with the storage key, parameter
- * encryption).
+ * encryption). ESYS keeps a copy of the secret in its context until
+ * tpm_free(), which frees it without wiping (docs/keyd.md).
  */
 int tpm_seal(Tpm *tpm, const uint8_t *secret, size_t size, const uint8_t auth[32], TpmSealed *ret,
              char *err, size_t err_size);
@@ -87,9 +88,11 @@ int tpm_seal(Tpm *tpm, const uint8_t *secret, size_t size, const uint8_t auth[32
 /*
  * Loads sealed under the storage key and unseals it into out (exactly
  * size bytes expected), the response encrypted on its way from the TPM;
- * the TSS's copy is wiped. TPM_E_INTEGRITY when it was not sealed under
- * this TPM's storage key (another TPM, or this one since cleared), or was
- * altered; TPM_E_AUTH when auth is refused.
+ * the copy the TSS returns and its response buffer are wiped, not the
+ * stack array ESYS decrypts the response through (docs/keyd.md).
+ * TPM_E_INTEGRITY when it was not sealed under this TPM's storage key
+ * (another TPM, or this one since cleared), or was altered; TPM_E_AUTH
+ * when auth is refused.
  */
 int tpm_unseal(Tpm *tpm, const TpmSealed *sealed, const uint8_t auth[32], uint8_t *out, size_t size,
                char *err, size_t err_size);
