@@ -67,6 +67,10 @@ static int tpm_error(int r, const char *tcti, const char *tpm_err, KeydError *er
                 return keyd_fail(error, KEYD_E_STATE_DAMAGED,
                                  "the sealed root in root.state does not unseal although it names this TPM's "
                                  "storage key: the file was altered (%s)", tpm_err);
+        case TPM_E_HIERARCHY_AUTH:
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the TPM cannot be used: %s; remove that authorization "
+                                 "(tpm2_changeauth -p OLD) and restart the service", tpm_err);
         case TPM_E_FAILED:
                 return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "the TPM refused: %s", tpm_err);
         }

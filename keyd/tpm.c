@@ -27,9 +27,12 @@
  * the service reports, not a promise.
  *
  * Errors: TPM_E_* codes with the TSS's text; a TCTI failure is
- * TPM_E_ABSENT, TPM_RC_LOCKOUT is TPM_E_LOCKOUT. No command is ever
- * retried: a caller that gets an error stops (a retry loop is how a
- * service pushes a TPM further into lockout).
+ * TPM_E_ABSENT, TPM_RC_LOCKOUT is TPM_E_LOCKOUT, an authorization
+ * refused when making a primary is the hierarchy's
+ * (TPM_E_HIERARCHY_AUTH), one refused at Load or Unseal the sealed
+ * object's (TPM_E_AUTH). No command is ever retried: a caller that gets
+ * an error stops (a retry loop is how a service pushes a TPM further
+ * into lockout).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -254,12 +257,23 @@ static int create_primary(Tpm *tpm, ESYS_TR hierarchy, ESYS_TR *ret, char *err, 
         Esys_Free(creation_data);
         Esys_Free(creation_hash);
         Esys_Free(creation_ticket);
-        if (rc != TSS2_RC_SUCCESS)
-                return tpm_fail(rc, hierarchy == ESYS_TR_RH_OWNER ?
-                                "cannot make the storage key in the owner hierarchy" :
-                                "cannot make the key that names this TPM (endorsement hierarchy)",
-                                err, err_size);
-        return 0;
+        if (rc == TSS2_RC_SUCCESS)
+                return 0;
+        /*
+         * An authorization refused here is the hierarchy's (its authValue,
+         * which the service does not know), never the sealed object's: a
+         * state file cannot cause it, so it must not read as a damaged one.
+         */
+        if (tpm_fail(rc, "", err, err_size) == TPM_E_AUTH) {
+                snprintf(err, err_size, "the TPM's %s hierarchy has an authorization set, and the service "
+                         "uses that hierarchy without one (it keeps no hierarchy password): %s",
+                         hierarchy == ESYS_TR_RH_OWNER ? "owner (storage)" : "endorsement", Tss2_RC_Decode(rc));
+                return TPM_E_HIERARCHY_AUTH;
+        }
+        return tpm_fail(rc, hierarchy == ESYS_TR_RH_OWNER ?
+                        "cannot make the storage key in the owner hierarchy" :
+                        "cannot make the key that names this TPM (endorsement hierarchy)",
+                        err, err_size);
 }
 
 static int get_name(Tpm *tpm, ESYS_TR object, TpmName *ret, char *err, size_t err_size) {

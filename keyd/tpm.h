@@ -12,6 +12,7 @@ enum {
         TPM_E_LOCKOUT,          /* the TPM answered TPM_RC_LOCKOUT (dictionary-attack lockout) */
         TPM_E_INTEGRITY,        /* the sealed object does not belong under this TPM's storage key */
         TPM_E_AUTH,             /* the sealed object's authorization was refused */
+        TPM_E_HIERARCHY_AUTH,   /* the hierarchy the service uses has an authorization (it uses none) */
         TPM_E_FAILED,           /* any other TPM or TSS error (the text says which) */
 };
 

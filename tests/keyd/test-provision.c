@@ -13,6 +13,8 @@
  *    retry); the state file is never replaced;
  *  - the objects are not subject to dictionary-attack lockout: with the
  *    TPM in lockout for good (maxTries 0), sealing and unsealing work;
+ *  - a hierarchy with an authorization: TpmUnavailable saying which,
+ *    not StateDamaged, and no state written;
  *  - without a TPM, under "auto", the software key: reported as such,
  *    and there the scan does find the root in root.state (which shows
  *    the scan can find it); with a TPM that does not open, not that but
@@ -338,6 +340,45 @@ static void test_tpm_that_does_not_open(void **unused) {
         remove_dir(dir);
 }
 
+/*
+ * A TPM whose owner or endorsement hierarchy has an authorization (set
+ * by its owner, tpm2_changeauth): the service uses both without one and
+ * is refused. That is TpmUnavailable, saying which hierarchy, at a
+ * first start (nothing written) and at a later one; never StateDamaged,
+ * which would send a person after a state file that is fine.
+ */
+static void test_hierarchy_with_auth(void **unused) {
+        _cleanup_(rootkey_freep) RootKey *root = NULL, *none = NULL;
+        ProvisionResult result;
+        KeydError error;
+        Swtpm own;
+        char dir[64], fresh[64], path[300];
+
+        make_dir(dir, sizeof(dir));
+        make_dir(fresh, sizeof(fresh));
+        snprintf(path, sizeof(path), "%s/%s", fresh, ROOTSTATE_FILE);
+        assert_int_equal(swtpm_start(&own, NULL), 0);
+        assert_int_equal(start(dir, own.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(swtpm_set_hierarchy_auth(&own, false, "owner-secret"), 0);
+        assert_int_equal(start(fresh, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_null(none);
+        assert_non_null(strstr(error.message, "owner (storage) hierarchy has an authorization"));
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(start(dir, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, "owner (storage) hierarchy has an authorization"));
+        assert_int_equal(swtpm_stop(&own, false), 0);
+        /* The endorsement hierarchy, which names the TPM, at a first start. */
+        assert_int_equal(swtpm_start(&own, NULL), 0);
+        assert_int_equal(swtpm_set_hierarchy_auth(&own, true, "endorsement-secret"), 0);
+        assert_int_equal(start(fresh, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, "endorsement hierarchy has an authorization"));
+        assert_string_equal(keyd_error_name(error.code), "org.mssf.Keys1.Error.TpmUnavailable");
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(swtpm_stop(&own, false), 0);
+        remove_dir(dir);
+        remove_dir(fresh);
+}
+
 /* Rewrites one field's value of dir's root.state (keeping its mode 0600). */
 static void rewrite_field(const char *dir, const char *field, const char *value) {
         char path[300], *text, *line, *end, out[16384];
@@ -485,6 +526,7 @@ int main(void) {
                 cmocka_unit_test(test_tpm_that_does_not_open),
                 cmocka_unit_test(test_damaged_state),
                 cmocka_unit_test(test_not_subject_to_lockout),
+                cmocka_unit_test(test_hierarchy_with_auth),
                 cmocka_unit_test(test_lockout_is_not_retried),
         };
         const char *reason;
