@@ -87,15 +87,13 @@
 
 #include "build-config.h"
 #include "evm.h"
+#include "keyref.h"
 #include "provision.h"
 #include "secmem.h"
 #include "service-bus.h"
 #include "service.h"
 
 #define DEFAULT_STATE_DIR LOCALSTATEDIR "/lib/mssf-keyd"
-
-/* The key service's own token (its manifest's): apps request it to reach the service. */
-static const char *const own_tokens[] = { "crypto", NULL };
 
 typedef struct Options {
         ProvisionOptions provision;
@@ -307,7 +305,8 @@ int main(int argc, char **argv) {
                 return 0;
         }
         snprintf(store_dir, sizeof(store_dir), "%s/store", o.provision.state_dir);
-        service = (Service) { .root = root, .state = error, .store_dir = store_dir, .own_tokens = own_tokens };
+        service = (Service) { .root = root, .state = error, .store_dir = store_dir,
+                              .own_tokens = keyref_own_tokens };
         r = serve(&o, &service, result.tpm_commands);
         return r < 0 ? 1 : 0;
 }
