@@ -29,7 +29,8 @@
  *    every call is refused (Unmediated): a label nobody vouches for keys
  *    nothing;
  *  - the TPM, for the root: sealed at the first start to this TPM's
- *    storage key, unsealed once per start over an encrypted session;
+ *    storage key, unsealed once per start over an encrypted session, in
+ *    a child process that takes the TSS's unwiped copies with it;
  *  - OpenSSL's libcrypto for every primitive (HKDF-SHA256, AES-256-GCM,
  *    HMAC-SHA256, the random generator), tpm2-tss for the TPM.
  *
@@ -58,8 +59,6 @@
  *    Encrypt and Store calls and Decrypt and Load replies; and sd-bus
  *    frees the message buffers that carry them (here and in libmssf)
  *    without wiping them;
- *  - the TSS's copies of the root (docs/keyd.md, "Where key material
- *    lives"), left in freed heap and on the stack once per start;
  *  - traffic analysis: the bus and anyone it lets watch know who called
  *    the service, and blob headers name their key in clear;
  *  - the EVM master key (evm.c), which passes through user space once

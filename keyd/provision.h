@@ -25,7 +25,7 @@ typedef struct ProvisionOptions {
 typedef struct ProvisionResult {
         bool created;                   /* this start made the root (the first one) */
         uint64_t tpm_commands;          /* TPM commands this start sent */
-        char tpm_note[256];             /* in software mode under "auto": why not the TPM */
+        char tpm_note[640];             /* in software mode under "auto": why not the TPM */
 } ProvisionResult;
 
 /*
