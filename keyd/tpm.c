@@ -142,8 +142,29 @@ static void describe_tcti_failure(const char *tcti_conf, TSS2_RC rc, char *err, 
                  "installed?): %s", path, Tss2_RC_Decode(rc));
 }
 
+/*
+ * Whether the TPM at path is a 1.2 one, which tpm2-tss cannot use: its
+ * tpm_version_major says 1. Anything else counts as a TPM 2.0, also when
+ * the attribute cannot be read (kernels before 5.6 lack it): a TPM that
+ * might be usable is never taken for none.
+ */
+static bool tpm_is_1_2(const char *path) {
+        char attribute[4200], major[8] = "";
+        FILE *f;
+
+        if (snprintf(attribute, sizeof(attribute), "%s/tpm_version_major", path) >= (int) sizeof(attribute))
+                return false;
+        f = fopen(attribute, "re");
+        if (!f)
+                return false;
+        if (!fgets(major, sizeof(major), f))
+                major[0] = '\0';
+        fclose(f);
+        return strcmp(major, "1\n") == 0 || strcmp(major, "1") == 0;
+}
+
 int tpm_present(const char *sysfs_root, char *name, size_t name_size) {
-        char path[4096];
+        char path[4096], device[4200];
         struct dirent *entry;
         DIR *dir;
         int r = 0;
@@ -152,12 +173,17 @@ int tpm_present(const char *sysfs_root, char *name, size_t name_size) {
         dir = opendir(path);
         if (!dir)
                 return errno == ENOENT ? 0 : -errno;
-        while (r == 0 && (errno = 0, entry = readdir(dir)))
-                if (strncmp(entry->d_name, "tpm", 3) == 0) {
-                        if (name)
-                                snprintf(name, name_size, "%s/%s", path, entry->d_name);
-                        r = 1;
-                }
+        while (r == 0 && (errno = 0, entry = readdir(dir))) {
+                if (strncmp(entry->d_name, "tpm", 3) != 0)
+                        continue;
+                /* A path too long to check is counted as a TPM, as an unreadable attribute is. */
+                if (snprintf(device, sizeof(device), "%s/%s", path, entry->d_name) < (int) sizeof(device) &&
+                    tpm_is_1_2(device))
+                        continue;
+                if (name)
+                        snprintf(name, name_size, "%s", device);
+                r = 1;
+        }
         if (r == 0 && errno != 0)
                 r = -errno;
         closedir(dir);

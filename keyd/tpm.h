@@ -40,10 +40,11 @@ typedef struct Tpm Tpm;
  */
 int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size);
 /*
- * Whether the kernel knows a TPM: an entry tpm* under
+ * Whether the kernel knows a TPM 2.0: an entry tpm* under
  * sysfs_root/class/tpm (sysfs_root NULL: "/sys"; tests pass a tree of
- * their own). 1 (name, when not NULL, gets its sysfs path), 0 when there
- * is none, -errno when that cannot be read.
+ * their own) whose tpm_version_major is not 1. 1 (name, when not NULL,
+ * gets its sysfs path), 0 when there is none, -errno when that cannot be
+ * read.
  */
 int tpm_present(const char *sysfs_root, char *name, size_t name_size);
 

@@ -52,8 +52,16 @@ static Swtpm shared;
  * Two sysfs trees for "auto": one where the kernel knows no TPM (the
  * default of every start here, whatever the host has), one with tpm0.
  */
-static char sysfs_without_tpm[64], sysfs_with_tpm[64];
+static char sysfs_without_tpm[64], sysfs_with_tpm[64], sysfs_tpm12_major[128];
 static const char *sysfs_root = sysfs_without_tpm;
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "w");
+
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
 
 /*
  * Injected by the lockout test: CreatePrimary answers this instead of
@@ -436,6 +444,18 @@ static void test_tpm_that_does_not_open(void **unused) {
         assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
         assert_non_null(strstr(error.message, NO_TPM));
         assert_int_equal(access(path, F_OK), -1);
+        /* A TPM 1.2, which tpm2-tss cannot use, is no TPM here: the software key, saying why. */
+        write_text(sysfs_tpm12_major, "1\n");
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(rootkey_mode(root), ROOT_MODE_SOFTWARE);
+        assert_non_null(strstr(result.tpm_note, "no TPM in"));
+        rootkey_free(TAKE_PTR(root));
+        assert_int_equal(unlink(path), 0);
+        /* The same TPM saying it is a 2.0: refused again. */
+        write_text(sysfs_tpm12_major, "2\n");
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(unlink(sysfs_tpm12_major), 0);
         /* The TPM answers at the next start: the root is sealed in it. */
         assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
         assert_int_equal(rootkey_mode(root), ROOT_MODE_TPM);
@@ -608,6 +628,9 @@ static int setup(void **unused) {
                 return -1;
         snprintf(tpm0, sizeof(tpm0), "%s/class/tpm/tpm0", sysfs_with_tpm);
         if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        if (snprintf(sysfs_tpm12_major, sizeof(sysfs_tpm12_major), "%s/tpm_version_major", tpm0) >=
+            (int) sizeof(sysfs_tpm12_major))
                 return -1;
         return swtpm_start(&shared, NULL) == 0 ? 0 : -1;
 }
