@@ -158,8 +158,8 @@ static int auto_without_tpm(const ProvisionOptions *options, const char *tcti, c
                                  "this device has a TPM (%s), and it does not open at %s (%s); no root is "
                                  "made and nothing is written (a software root would be kept for good): "
                                  "restart the service once the TPM opens", device, tcti, tpm_err);
-        snprintf(result->tpm_note, sizeof(result->tpm_note), "no TPM in %s/class/tpm, and nothing answers at %s: %s",
-                 sysfs_root, tcti, tpm_err);
+        snprintf(result->tpm_note, sizeof(result->tpm_note),
+                 "no TPM 2.0 in %s/class/tpm, and nothing answers at %s: %s", sysfs_root, tcti, tpm_err);
         return software_first_start(options, state, ret_root, result, error);
 }
 

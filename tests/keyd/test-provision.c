@@ -401,7 +401,7 @@ static void test_no_tpm(void **unused) {
         assert_int_equal(start(soft_dir, NO_TPM, TPM_POLICY_AUTO, &soft, &result, &error), 0);
         assert_true(result.created);
         assert_int_equal(rootkey_mode(soft), ROOT_MODE_SOFTWARE);
-        assert_non_null(strstr(result.tpm_note, "no TPM in"));
+        assert_non_null(strstr(result.tpm_note, "no TPM 2.0 in"));
         assert_non_null(strstr(result.tpm_note, "nothing answers"));
         text = state_text(soft_dir, &size);
         assert_non_null(strstr(text, "mode software\n"));
@@ -448,7 +448,7 @@ static void test_tpm_that_does_not_open(void **unused) {
         write_text(sysfs_tpm12_major, "1\n");
         assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), 0);
         assert_int_equal(rootkey_mode(root), ROOT_MODE_SOFTWARE);
-        assert_non_null(strstr(result.tpm_note, "no TPM in"));
+        assert_non_null(strstr(result.tpm_note, "no TPM 2.0 in"));
         rootkey_free(TAKE_PTR(root));
         assert_int_equal(unlink(path), 0);
         /* The same TPM saying it is a 2.0: refused again. */
