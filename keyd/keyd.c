@@ -29,7 +29,8 @@
  *    every call is refused (Unmediated): a label nobody vouches for keys
  *    nothing;
  *  - the TPM, for the root: sealed at the first start to this TPM's
- *    storage key, unsealed once per start over an encrypted session;
+ *    storage key, unsealed once per start over an encrypted session, in
+ *    a child process that takes the TSS's unwiped copies with it;
  *  - OpenSSL's libcrypto for every primitive (HKDF-SHA256, AES-256-GCM,
  *    HMAC-SHA256, the random generator), tpm2-tss for the TPM.
  *
@@ -51,6 +52,13 @@
  *  - in software mode (no TPM), anyone who can read root.state: the
  *    root is there in the clear, for the service's user alone. That mode
  *    is reported (property Mode, a log line) and recorded in every blob;
+ *  - in TPM mode, anyone who can read root.state and use this device's
+ *    TPM: the sealed object's authorization is stored beside it and it
+ *    has no PCR policy, so the root is tied to this TPM, not to a boot;
+ *  - bus monitors the device policy allows: they see the plaintexts of
+ *    Encrypt and Store calls and Decrypt and Load replies; and sd-bus
+ *    frees the message buffers that carry them (here and in libmssf)
+ *    without wiping them;
  *  - traffic analysis: the bus and anyone it lets watch know who called
  *    the service, and blob headers name their key in clear;
  *  - the EVM master key (evm.c), which passes through user space once
@@ -78,15 +86,13 @@
 
 #include "build-config.h"
 #include "evm.h"
+#include "keyref.h"
 #include "provision.h"
 #include "secmem.h"
 #include "service-bus.h"
 #include "service.h"
 
 #define DEFAULT_STATE_DIR LOCALSTATEDIR "/lib/mssf-keyd"
-
-/* The key service's own token (its manifest's): apps request it to reach the service. */
-static const char *const own_tokens[] = { "crypto", NULL };
 
 typedef struct Options {
         ProvisionOptions provision;
@@ -103,8 +109,9 @@ static void usage(FILE *f) {
                 "  --state-dir DIR       root.state and the store (default %s)\n"
                 "  --tcti CONF           the TPM (default %s)\n"
                 "  --tpm auto|required|none\n"
-                "                        at the first start: the TPM if one answers, else a software\n"
-                "                        key (auto, the default); the TPM or nothing; software only\n"
+                "                        at the first start: the TPM if one answers, a software key\n"
+                "                        if the device has none (auto, the default); the TPM or\n"
+                "                        nothing; software only\n"
                 "  --address ADDRESS     the bus (default: the system bus)\n"
                 "  --check               start the root key, say where it lives, and exit\n"
                 "  --evm-master NAME     add EVM's master key, derived from the root, to the kernel as\n"
@@ -297,7 +304,8 @@ int main(int argc, char **argv) {
                 return 0;
         }
         snprintf(store_dir, sizeof(store_dir), "%s/store", o.provision.state_dir);
-        service = (Service) { .root = root, .state = error, .store_dir = store_dir, .own_tokens = own_tokens };
+        service = (Service) { .root = root, .state = error, .store_dir = store_dir,
+                              .own_tokens = keyref_own_tokens };
         r = serve(&o, &service, result.tpm_commands);
         return r < 0 ? 1 : 0;
 }

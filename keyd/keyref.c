@@ -54,6 +54,8 @@ bool keyref_valid_token(const char *s) {
         return keyref_valid_label(s) && !is_posix_credential(s);
 }
 
+const char *const keyref_own_tokens[] = { "crypto", NULL };
+
 int keyref_parse(const char *key, const char *caller_label, const char *const *own_tokens,
                  KeyRef *ret, const char **ret_problem) {
         const char *token;

@@ -29,6 +29,14 @@ bool keyref_valid_label(const char *s);
 bool keyref_valid_token(const char *s);
 
 /*
+ * The key service's own tokens, by bare name, NULL-terminated: those its
+ * manifest (keyd/mssf-keyd.aegis) provides. Kept by hand, so
+ * keyd-manifest compares the two: a token added to one and not the
+ * other fails the tests.
+ */
+extern const char *const keyref_own_tokens[];
+
+/*
  * Parses a key as a caller names it: "" is its own key, keyed by
  * caller_label; "token:T" is the key of token T, a token's full Smack
  * label ("Cellular", "calendar::work"). Returns 0 or -EINVAL, with

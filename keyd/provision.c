@@ -1,6 +1,9 @@
 /*
  * The root key at start, once per process.
  *
+ * The TPM's part of each start runs in a child process (tpmwork.c), so
+ * the copies of the root the TSS keeps and does not wipe die with it.
+ *
  * First start (no state file): a TPM that answers gets a new 256-bit
  * root, from libcrypto's generator mixed with the TPM's own (either alone
  * would do; both so that neither has to be trusted alone), sealed under
@@ -8,9 +11,16 @@
  * unsealed once and compared before anything is written, so a state file
  * always holds a root that comes back. Only then is root.state written,
  * and it never holds the root. Without a TPM (nothing answers at the
- * TCTI, and the policy allows it) the root is a software key, written to
- * root.state in the clear for the service's user alone: the weaker mode,
- * logged and reported as such, and recorded in every blob.
+ * TCTI, the kernel knows no TPM either, and the policy allows it) the
+ * root is a software key, written to root.state in the clear for the
+ * service's user alone: the weaker mode, logged and reported as such,
+ * and recorded in every blob.
+ *
+ * Only "no TPM at all" allows that: a software root.state is kept by
+ * every later start, so a TPM that exists but does not open at this one
+ * start (its node not made yet, not yet labelled for the service by
+ * udev, a TCTI library missing) must not lead there; that start fails
+ * with TpmUnavailable, writes nothing, and the next one tries again.
  *
  * Every later start: the state says which mode. In TPM mode the storage
  * key is recreated and its name compared with the one recorded: a
@@ -35,14 +45,8 @@
 #include "cipher.h"
 #include "provision.h"
 #include "rootstate.h"
-#include "secmem.h"
 #include "tpm.h"
-
-/* A root-sized secret in the secure heap, wiped when it goes. */
-static void secret_free(uint8_t *secret) {
-        secmem_free(secret, ROOTKEY_SIZE);
-}
-DEFINE_CLEANUP(uint8_t *, secret_free);
+#include "tpmwork.h"
 
 /* A TPM_E_* outcome as the service's error. */
 static int tpm_error(int r, const char *tcti, const char *tpm_err, KeydError *error) {
@@ -60,14 +64,14 @@ static int tpm_error(int r, const char *tcti, const char *tpm_err, KeydError *er
                 return keyd_fail(error, KEYD_E_STATE_DAMAGED,
                                  "the sealed root in root.state does not unseal although it names this TPM's "
                                  "storage key: the file was altered (%s)", tpm_err);
+        case TPM_E_HIERARCHY_AUTH:
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the TPM cannot be used: %s; remove that authorization "
+                                 "(tpm2_changeauth -p OLD) and restart the service", tpm_err);
         case TPM_E_FAILED:
                 return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "the TPM refused: %s", tpm_err);
         }
         return keyd_fail(error, r < 0 ? r : -EIO, "TPM: %s", strerror(r < 0 ? -r : EIO));
-}
-
-static bool same_name(const TpmName *a, const TpmName *b) {
-        return a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0;
 }
 
 static int software_start(const ProvisionOptions *options, RootState *state, RootKey **ret_root,
@@ -77,87 +81,49 @@ static int software_start(const ProvisionOptions *options, RootState *state, Roo
         return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
 }
 
+/* The child's run, or why there was none: the one attempt of this start. */
+static int run_work(TpmWork *work, ProvisionResult *result, KeydError *error) {
+        int r = tpm_work_run(work);
+
+        if (r == -ECHILD)
+                return keyd_fail(error, -EIO, "the process that uses the TPM did not finish (it crashed or was "
+                                 "killed); nothing is retried");
+        if (r < 0)
+                return keyd_fail(error, r, "the process that uses the TPM could not run: %s", strerror(-r));
+        result->tpm_commands = work->commands;
+        return 0;
+}
+
 static int tpm_start(const ProvisionOptions *options, const char *tcti, RootState *state,
                      RootKey **ret_root, ProvisionResult *result, KeydError *error) {
-        _cleanup_(tpm_freep) Tpm *tpm = NULL;
-        _cleanup_(secret_freep) uint8_t *secret = secmem_alloc(ROOTKEY_SIZE);
-        char tpm_err[256] = "";
-        TpmName name;
+        _cleanup_(tpm_work_freep) TpmWork *work = tpm_work_new();
         int r;
 
-        if (!secret)
-                return keyd_fail(error, -ENOMEM, "no locked memory for the root key");
-        r = tpm_open(tcti, &tpm, tpm_err, sizeof(tpm_err));
-        if (r == 0)
-                r = tpm_storage_name(tpm, &name, tpm_err, sizeof(tpm_err));
-        if (r == 0 && !same_name(&name, &state->storage_name)) {
-                r = tpm_endorsement_name(tpm, &name, tpm_err, sizeof(tpm_err));
-                tpm_release(tpm);
-                result->tpm_commands = tpm_commands(tpm);
-                if (r != 0)
-                        return tpm_error(r, tcti, tpm_err, error);
-                if (same_name(&name, &state->endorsement_name))
-                        return keyd_fail(error, KEYD_E_ROOT_KEY_LOST,
-                                         "root key lost: this TPM was cleared after the root key was sealed "
-                                         "(its storage hierarchy changed, its endorsement key did not), so "
-                                         "nothing made under that root can be opened again; root.state in %s "
-                                         "is kept; move it away to make a new root (docs/keyd.md)",
-                                         options->state_dir);
+        if (!work)
+                return keyd_fail(error, -ENOMEM, "no locked memory for the root key (raise LimitMEMLOCK)");
+        work->tcti = tcti;
+        work->storage_name = state->storage_name;
+        work->endorsement_name = state->endorsement_name;
+        work->sealed = state->sealed;
+        memcpy(work->auth, state->auth, sizeof(work->auth));
+        if ((r = run_work(work, result, error)) < 0)
+                return r;
+        if (work->r != 0)
+                return tpm_error(work->r, tcti, work->err, error);
+        if (work->storage_changed && work->endorsement_same)
+                return keyd_fail(error, KEYD_E_ROOT_KEY_LOST,
+                                 "root key lost: this TPM was cleared after the root key was sealed "
+                                 "(its storage hierarchy changed, its endorsement key did not), so "
+                                 "nothing made under that root can be opened again; root.state in %s "
+                                 "is kept; move it away to make a new root (docs/keyd.md)",
+                                 options->state_dir);
+        if (work->storage_changed)
                 return keyd_fail(error, KEYD_E_FOREIGN_TPM,
                                  "the root key in %s/root.state was sealed by another TPM (neither this "
                                  "TPM's storage key nor its endorsement key is the one it names): the state "
                                  "was copied from another device, or the TPM was replaced",
                                  options->state_dir);
-        }
-        if (r == 0)
-                r = tpm_unseal(tpm, &state->sealed, state->auth, secret, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
-        tpm_release(tpm);
-        result->tpm_commands = tpm_commands(tpm);
-        if (r != 0)
-                return tpm_error(r, tcti, tpm_err, error);
-        r = rootkey_new(secret, ROOT_MODE_TPM, ret_root);
-        return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
-}
-
-/* The first start with a TPM that answers: a new root, sealed, checked, recorded. */
-static int tpm_first_start(const ProvisionOptions *options, const char *tcti, Tpm *tpm, RootState *state,
-                           RootKey **ret_root, ProvisionResult *result, KeydError *error) {
-        _cleanup_(secret_freep) uint8_t *secret = secmem_alloc(ROOTKEY_SIZE);
-        _cleanup_(secret_freep) uint8_t *check = secmem_alloc(ROOTKEY_SIZE);
-        _cleanup_(secret_freep) uint8_t *mix = secmem_alloc(ROOTKEY_SIZE);
-        char tpm_err[256] = "";
-        int r;
-
-        if (!secret || !check || !mix)
-                return keyd_fail(error, -ENOMEM, "no locked memory for the root key");
-        state->mode = ROOT_MODE_TPM;
-        r = tpm_storage_name(tpm, &state->storage_name, tpm_err, sizeof(tpm_err));
-        if (r == 0)
-                r = tpm_endorsement_name(tpm, &state->endorsement_name, tpm_err, sizeof(tpm_err));
-        if (r == 0)
-                r = tpm_random(tpm, mix, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
-        if (r == 0 && (cipher_random(secret, ROOTKEY_SIZE) < 0 || cipher_random(state->auth, ROOTSTATE_AUTH_SIZE) < 0))
-                r = keyd_fail(error, -EIO, "libcrypto's random generator failed");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; r == 0 && i < ROOTKEY_SIZE; i++)
-                secret[i] ^= mix[i];
-        if (r == 0)
-                r = tpm_seal(tpm, secret, ROOTKEY_SIZE, state->auth, &state->sealed, tpm_err, sizeof(tpm_err));
-        if (r == 0)
-                r = tpm_unseal(tpm, &state->sealed, state->auth, check, ROOTKEY_SIZE, tpm_err, sizeof(tpm_err));
-        tpm_release(tpm);
-        result->tpm_commands = tpm_commands(tpm);
-        if (r != 0)
-                return tpm_error(r, tcti, tpm_err, error);
-        if (!cipher_equal(secret, check, ROOTKEY_SIZE))
-                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
-                                 "the TPM unsealed something other than what it sealed");
-        r = rootstate_write(options->state_dir, state);
-        if (r < 0)
-                return keyd_fail(error, r, "cannot write %s/root.state: %s", options->state_dir, strerror(-r));
-        result->created = true;
-        r = rootkey_new(secret, ROOT_MODE_TPM, ret_root);
+        r = rootkey_new(work->secret, ROOT_MODE_TPM, ret_root);
         return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
 }
 
@@ -175,10 +141,38 @@ static int software_first_start(const ProvisionOptions *options, RootState *stat
         return software_start(options, state, ret_root, error);
 }
 
+/* "auto", and the TCTI did not open: software only if this device has no TPM at all. */
+static int auto_without_tpm(const ProvisionOptions *options, const char *tcti, const char *tpm_err,
+                            RootState *state, RootKey **ret_root, ProvisionResult *result, KeydError *error) {
+        const char *sysfs_root = options->sysfs_root ? options->sysfs_root : "/sys";
+        char device[512] = "";
+        int r = tpm_present(options->sysfs_root, device, sizeof(device));
+
+        if (r < 0)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "nothing answers at %s (%s), and whether this device has a TPM cannot be "
+                                 "told (%s/class/tpm: %s); no root is made and nothing is written",
+                                 tcti, tpm_err, sysfs_root, strerror(-r));
+        if (r > 0)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "this device has a TPM (%s), and it does not open at %s (%s); no root is "
+                                 "made and nothing is written (a software root would be kept for good): "
+                                 "restart the service once the TPM opens", device, tcti, tpm_err);
+        snprintf(result->tpm_note, sizeof(result->tpm_note),
+                 "no TPM 2.0 in %s/class/tpm, and nothing answers at %s: %s", sysfs_root, tcti, tpm_err);
+        return software_first_start(options, state, ret_root, result, error);
+}
+
+/*
+ * The first start: a new root, from libcrypto's generator and the TPM's
+ * (either alone would do; both so that neither has to be trusted alone),
+ * sealed and unsealed once to check, then recorded. The TPM's part runs
+ * in the child; a TCTI that does not open there decides between the
+ * software key and an error, by the policy and by whether a TPM exists.
+ */
 static int first_start(const ProvisionOptions *options, const char *tcti, RootState *state,
                        RootKey **ret_root, ProvisionResult *result, KeydError *error) {
-        _cleanup_(tpm_freep) Tpm *tpm = NULL;
-        char tpm_err[256] = "";
+        _cleanup_(tpm_work_freep) TpmWork *work = NULL;
         int r;
 
         if (mkdir(options->state_dir, 0700) < 0 && errno != EEXIST)
@@ -187,17 +181,36 @@ static int first_start(const ProvisionOptions *options, const char *tcti, RootSt
                 snprintf(result->tpm_note, sizeof(result->tpm_note), "software only, by configuration");
                 return software_first_start(options, state, ret_root, result, error);
         }
-        r = tpm_open(tcti, &tpm, tpm_err, sizeof(tpm_err));
-        if (r == TPM_E_ABSENT && options->tpm_policy == TPM_POLICY_AUTO) {
-                snprintf(result->tpm_note, sizeof(result->tpm_note), "nothing answers at %s: %s", tcti, tpm_err);
-                return software_first_start(options, state, ret_root, result, error);
-        }
-        if (r == TPM_E_ABSENT)
+        work = tpm_work_new();
+        if (!work)
+                return keyd_fail(error, -ENOMEM, "no locked memory for the root key (raise LimitMEMLOCK)");
+        work->first = true;
+        work->tcti = tcti;
+        if (cipher_random(work->secret, ROOTKEY_SIZE) < 0 || cipher_random(work->auth, ROOTSTATE_AUTH_SIZE) < 0)
+                return keyd_fail(error, -EIO, "libcrypto's random generator failed");
+        if ((r = run_work(work, result, error)) < 0)
+                return r;
+        if (!work->opened && work->r == TPM_E_ABSENT && options->tpm_policy == TPM_POLICY_AUTO)
+                return auto_without_tpm(options, tcti, work->err, state, ret_root, result, error);
+        if (!work->opened && work->r == TPM_E_ABSENT)
                 return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE, "a TPM is required, and none answers at %s (%s)",
-                                 tcti, tpm_err);
-        if (r != 0)
-                return tpm_error(r, tcti, tpm_err, error);
-        return tpm_first_start(options, tcti, tpm, state, ret_root, result, error);
+                                 tcti, work->err);
+        if (work->r != 0)
+                return tpm_error(work->r, tcti, work->err, error);
+        if (work->mismatch)
+                return keyd_fail(error, KEYD_E_TPM_UNAVAILABLE,
+                                 "the TPM unsealed something other than what it sealed");
+        state->mode = ROOT_MODE_TPM;
+        state->storage_name = work->storage_name;
+        state->endorsement_name = work->endorsement_name;
+        state->sealed = work->sealed;
+        memcpy(state->auth, work->auth, sizeof(state->auth));
+        r = rootstate_write(options->state_dir, state);
+        if (r < 0)
+                return keyd_fail(error, r, "cannot write %s/root.state: %s", options->state_dir, strerror(-r));
+        result->created = true;
+        r = rootkey_new(work->secret, ROOT_MODE_TPM, ret_root);
+        return r < 0 ? keyd_fail(error, r, "cannot hold the root key in locked memory: %s", strerror(-r)) : 0;
 }
 
 int provision_root(const ProvisionOptions *options, RootKey **ret_root, ProvisionResult *ret_result,

@@ -14,15 +14,25 @@
  * keep their keys. The recipe is public (docs/keyd.md): the secret is
  * the root alone.
  *
- * Invariants: the root and every derived key are in the secure heap
- * (secmem.c), and each derived key lives for one call and is wiped when
- * given back. Nothing here logs; errors are -ENOMEM (no secure memory)
- * or -EIO (libcrypto refused, which it does not for these inputs).
+ * HKDF is done in its two halves (RFC 5869 section 2): the extract
+ * once, when the root arrives (PRK = HMAC-SHA256(salt, root)), and per
+ * key the expand, which for a 32-byte key is the one block
+ * HMAC-SHA256(PRK, info || 0x01); the keys are HKDF's to the bit (a test
+ * compares them with OpenSSL's HKDF). Why not OpenSSL's HKDF per call:
+ * it copies its key argument into the ordinary heap on every call, and
+ * that argument would be the root; here the root is read once, at
+ * start, and then only the PRK is kept, which OpenSSL's HMAC copies into
+ * its secure heap.
+ *
+ * Invariants: the PRK and every derived key are in the secure heap
+ * (secmem.c), the root itself is not kept, and each derived key lives
+ * for one call and is wiped when given back. Nothing here logs; errors
+ * are -ENOMEM (no secure memory) or -EIO (libcrypto refused, which it
+ * does not for these inputs).
  */
 #include <errno.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
-#include <openssl/kdf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,8 +42,11 @@
 #define HKDF_SALT "mssf-keyd"
 #define INFO_PREFIX "mssf-keyd/1 "
 
+/* SHA-256's output: the PRK's size, and one expand block. */
+#define HASH_SIZE 32
+
 struct RootKey {
-        uint8_t *secret;                /* (owned) ROOTKEY_SIZE bytes in the secure heap */
+        uint8_t *prk;                   /* (owned) HKDF's PRK of the root, HASH_SIZE bytes in the secure heap */
         RootMode mode;
         uint8_t id[ROOTKEY_ID_SIZE];    /* public: HKDF(root, "root-id") */
 };
@@ -59,22 +72,48 @@ const char *root_mode_to_string(RootMode mode) {
         return "none";
 }
 
-/* HKDF-SHA256(salt, secret, info) -> out (size bytes). */
-static int hkdf(const uint8_t *secret, const char *info, uint8_t *out, size_t size) {
-        EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
-        EVP_KDF_CTX *ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+/*
+ * HMAC-SHA256(key, data || tail) into out (HASH_SIZE bytes): libcrypto's
+ * MAC keeps its copy of the key in its secure heap and its digest states
+ * in contexts it wipes when they are freed.
+ */
+static int hmac_sha256(const uint8_t *key, size_t key_size, const void *data, size_t data_size,
+                       const uint8_t *tail, size_t tail_size, uint8_t *out) {
+        EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+        EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
         OSSL_PARAM params[] = {
-                OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *) "SHA256", 0),
-                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, (void *) secret, ROOTKEY_SIZE),
-                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SALT, (void *) HKDF_SALT, strlen(HKDF_SALT)),
-                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_INFO, (void *) info, strlen(info)),
+                OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *) "SHA256", 0),
                 OSSL_PARAM_END,
         };
-        int r = ctx && EVP_KDF_derive(ctx, out, size, params) == 1 ? 0 : -EIO;
+        size_t size = 0;
+        int r = -EIO;
 
-        /* EVP_KDF_CTX_free() wipes the copy of the key it kept. */
-        EVP_KDF_CTX_free(ctx);
-        EVP_KDF_free(kdf);
+        if (ctx && EVP_MAC_init(ctx, key, key_size, params) == 1 && EVP_MAC_update(ctx, data, data_size) == 1 &&
+            (tail_size == 0 || EVP_MAC_update(ctx, tail, tail_size) == 1) &&
+            EVP_MAC_final(ctx, out, &size, HASH_SIZE) == 1 && size == HASH_SIZE)
+                r = 0;
+        EVP_MAC_CTX_free(ctx);
+        EVP_MAC_free(mac);
+        return r;
+}
+
+/* HKDF-Expand(PRK, info) for at most one block: T(1) = HMAC(PRK, info || 0x01), its first size bytes. */
+static int expand(const RootKey *root, const char *info, uint8_t *out, size_t size) {
+        static const uint8_t counter = 1;
+        uint8_t *block;
+        int r;
+
+        if (size > HASH_SIZE)
+                return -EINVAL;
+        block = secmem_alloc(HASH_SIZE);
+        if (!block || !secmem_is_secure(block)) {
+                secmem_free(block, HASH_SIZE);
+                return -ENOMEM;
+        }
+        r = hmac_sha256(root->prk, HASH_SIZE, info, strlen(info), &counter, 1, block);
+        if (r == 0)
+                memcpy(out, block, size);
+        secmem_free(block, HASH_SIZE);
         return r;
 }
 
@@ -87,14 +126,16 @@ int rootkey_new(const uint8_t secret[ROOTKEY_SIZE], RootMode mode, RootKey **ret
         root = calloc(1, sizeof(*root));
         if (!root)
                 return -ENOMEM;
-        root->secret = secmem_alloc(ROOTKEY_SIZE);
-        if (!root->secret || !secmem_is_secure(root->secret)) {
-                free(root);
+        root->prk = secmem_alloc(HASH_SIZE);
+        if (!root->prk || !secmem_is_secure(root->prk)) {
+                rootkey_free(root);
                 return -ENOMEM;
         }
-        memcpy(root->secret, secret, ROOTKEY_SIZE);
         root->mode = mode;
-        r = hkdf(root->secret, INFO_PREFIX "root-id", root->id, sizeof(root->id));
+        /* HKDF-Extract: the salt is HMAC's key, the root its message. */
+        r = hmac_sha256((const uint8_t *) HKDF_SALT, strlen(HKDF_SALT), secret, ROOTKEY_SIZE, NULL, 0, root->prk);
+        if (r == 0)
+                r = expand(root, INFO_PREFIX "root-id", root->id, sizeof(root->id));
         if (r < 0) {
                 rootkey_free(root);
                 return r;
@@ -106,7 +147,7 @@ int rootkey_new(const uint8_t secret[ROOTKEY_SIZE], RootMode mode, RootKey **ret
 RootKey *rootkey_free(RootKey *root) {
         if (!root)
                 return NULL;
-        secmem_free(root->secret, ROOTKEY_SIZE);
+        secmem_free(root->prk, HASH_SIZE);
         free(root);
         return NULL;
 }
@@ -125,7 +166,7 @@ static int derive_info(const RootKey *root, const char *info, uint8_t **ret_key)
 
         if (!key || !secmem_is_secure(key))
                 return -ENOMEM;
-        r = hkdf(root->secret, info, key, DERIVED_KEY_SIZE);
+        r = expand(root, info, key, DERIVED_KEY_SIZE);
         if (r < 0) {
                 secmem_free(key, DERIVED_KEY_SIZE);
                 return r;

@@ -29,9 +29,10 @@ typedef enum KeyPurpose {
 typedef struct RootKey RootKey;
 
 /*
- * A root key from its 32 secret bytes, copied into the secure heap (the
- * caller wipes its copy). -ENOMEM when the secure heap is not there or
- * full: a root is never held elsewhere.
+ * A root key from its 32 secret bytes, read once into HKDF's PRK in the
+ * secure heap; the root itself is not kept (the caller wipes its copy).
+ * -ENOMEM when the secure heap is not there or full: a root is never
+ * held elsewhere.
  */
 int rootkey_new(const uint8_t secret[ROOTKEY_SIZE], RootMode mode, RootKey **ret);
 RootKey *rootkey_free(RootKey *root);

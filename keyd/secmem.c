@@ -15,9 +15,9 @@
  * What this does not cover: OpenSSL's per-call contexts (an AES-GCM key
  * schedule, an HMAC state) are ordinary heap memory for the duration of
  * one call and wiped by OpenSSL when freed (EVP_CIPHER_CTX_free and
- * EVP_MAC_CTX_free clear them), and the TPM stack's response buffer that
- * carries the unsealed root once is wiped by us (tpm.c). docs/keyd.md
- * lists both.
+ * EVP_MAC_CTX_free clear them); the TPM stack's copies of the root stay
+ * in the child process that uses the TPM (tpmwork.c). docs/keyd.md lists
+ * both.
  */
 #include <errno.h>
 #include <openssl/crypto.h>

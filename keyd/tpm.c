@@ -27,14 +27,20 @@
  * the service reports, not a promise.
  *
  * Errors: TPM_E_* codes with the TSS's text; a TCTI failure is
- * TPM_E_ABSENT, TPM_RC_LOCKOUT is TPM_E_LOCKOUT. No command is ever
- * retried: a caller that gets an error stops (a retry loop is how a
- * service pushes a TPM further into lockout).
+ * TPM_E_ABSENT, TPM_RC_LOCKOUT is TPM_E_LOCKOUT, an authorization
+ * refused when making a primary is the hierarchy's
+ * (TPM_E_HIERARCHY_AUTH), one refused at Load or Unseal the sealed
+ * object's (TPM_E_AUTH). No command is ever retried: a caller that gets
+ * an error stops (a retry loop is how a service pushes a TPM further
+ * into lockout).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
@@ -111,6 +117,79 @@ static int tpm_fail(TSS2_RC rc, const char *what, char *err, size_t err_size) {
         return TPM_E_FAILED;
 }
 
+/*
+ * Why a TCTI did not open, as precisely as can be said: the device TCTI
+ * reports every failed open() as one I/O error code and drops the errno
+ * (EACCES before udev has labelled the node, ENOENT before the kernel
+ * has made it), so for a device the open is tried again here, only to
+ * name it.
+ */
+static void describe_tcti_failure(const char *tcti_conf, TSS2_RC rc, char *err, size_t err_size) {
+        const char *path = tcti_conf && strncmp(tcti_conf, "device:", 7) == 0 ? tcti_conf + 7 : NULL;
+        int fd;
+
+        if (!path || !*path) {
+                snprintf(err, err_size, "%s", Tss2_RC_Decode(rc));
+                return;
+        }
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                snprintf(err, err_size, "%s: %s (%s)", path, strerror(errno), Tss2_RC_Decode(rc));
+                return;
+        }
+        close(fd);
+        snprintf(err, err_size, "%s opens, but its TCTI does not (is tpm2-tss's device TCTI library "
+                 "installed?): %s", path, Tss2_RC_Decode(rc));
+}
+
+/*
+ * Whether the TPM at path is a 1.2 one, which tpm2-tss cannot use: its
+ * tpm_version_major says 1. Anything else counts as a TPM 2.0, also when
+ * the attribute cannot be read (kernels before 5.6 lack it): a TPM that
+ * might be usable is never taken for none.
+ */
+static bool tpm_is_1_2(const char *path) {
+        char attribute[4200], major[8] = "";
+        FILE *f;
+
+        if (snprintf(attribute, sizeof(attribute), "%s/tpm_version_major", path) >= (int) sizeof(attribute))
+                return false;
+        f = fopen(attribute, "re");
+        if (!f)
+                return false;
+        if (!fgets(major, sizeof(major), f))
+                major[0] = '\0';
+        fclose(f);
+        return strcmp(major, "1\n") == 0 || strcmp(major, "1") == 0;
+}
+
+int tpm_present(const char *sysfs_root, char *name, size_t name_size) {
+        char path[4096], device[4200];
+        struct dirent *entry;
+        DIR *dir;
+        int r = 0;
+
+        snprintf(path, sizeof(path), "%s/class/tpm", sysfs_root ? sysfs_root : "/sys");
+        dir = opendir(path);
+        if (!dir)
+                return errno == ENOENT ? 0 : -errno;
+        while (r == 0 && (errno = 0, entry = readdir(dir))) {
+                if (strncmp(entry->d_name, "tpm", 3) != 0)
+                        continue;
+                /* A path too long to check is counted as a TPM, as an unreadable attribute is. */
+                if (snprintf(device, sizeof(device), "%s/%s", path, entry->d_name) < (int) sizeof(device) &&
+                    tpm_is_1_2(device))
+                        continue;
+                if (name)
+                        snprintf(name, name_size, "%s", device);
+                r = 1;
+        }
+        if (r == 0 && errno != 0)
+                r = -errno;
+        closedir(dir);
+        return r;
+}
+
 int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size) {
         Tpm *tpm = calloc(1, sizeof(*tpm));
         TSS2_RC rc;
@@ -120,7 +199,7 @@ int tpm_open(const char *tcti_conf, Tpm **ret, char *err, size_t err_size) {
         tpm->storage = ESYS_TR_NONE;
         rc = Tss2_TctiLdr_Initialize(tcti_conf, &tpm->inner);
         if (rc != TSS2_RC_SUCCESS) {
-                snprintf(err, err_size, "%s", Tss2_RC_Decode(rc));
+                describe_tcti_failure(tcti_conf, rc, err, err_size);
                 free(tpm);
                 return TPM_E_ABSENT;
         }
@@ -204,12 +283,23 @@ static int create_primary(Tpm *tpm, ESYS_TR hierarchy, ESYS_TR *ret, char *err, 
         Esys_Free(creation_data);
         Esys_Free(creation_hash);
         Esys_Free(creation_ticket);
-        if (rc != TSS2_RC_SUCCESS)
-                return tpm_fail(rc, hierarchy == ESYS_TR_RH_OWNER ?
-                                "cannot make the storage key in the owner hierarchy" :
-                                "cannot make the key that names this TPM (endorsement hierarchy)",
-                                err, err_size);
-        return 0;
+        if (rc == TSS2_RC_SUCCESS)
+                return 0;
+        /*
+         * An authorization refused here is the hierarchy's (its authValue,
+         * which the service does not know), never the sealed object's: a
+         * state file cannot cause it, so it must not read as a damaged one.
+         */
+        if (tpm_fail(rc, "", err, err_size) == TPM_E_AUTH) {
+                snprintf(err, err_size, "the TPM's %s hierarchy has an authorization set, and the service "
+                         "uses that hierarchy without one (it keeps no hierarchy password): %s",
+                         hierarchy == ESYS_TR_RH_OWNER ? "owner (storage)" : "endorsement", Tss2_RC_Decode(rc));
+                return TPM_E_HIERARCHY_AUTH;
+        }
+        return tpm_fail(rc, hierarchy == ESYS_TR_RH_OWNER ?
+                        "cannot make the storage key in the owner hierarchy" :
+                        "cannot make the key that names this TPM (endorsement hierarchy)",
+                        err, err_size);
 }
 
 static int get_name(Tpm *tpm, ESYS_TR object, TpmName *ret, char *err, size_t err_size) {
@@ -417,7 +507,11 @@ int tpm_unseal(Tpm *tpm, const TpmSealed *sealed, const uint8_t auth[32], uint8_
                 memcpy(out, data->buffer, size);
                 r = 0;
         }
-        /* The TSS's copies of the root: wiped before they go back to the ordinary heap. */
+        /*
+         * The two copies of the root the TSS hands us access to, wiped before
+         * they go back to the ordinary heap; the stack array ESYS decrypted
+         * through is out of reach (docs/keyd.md says so).
+         */
         explicit_bzero(data, sizeof(*data));
         Esys_Free(data);
         wipe_response(tpm);

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include "keyd-error.h"
+#include "keyref.h"
 #include "secmem.h"
 #include "service.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t fuzz_root[ROOTKEY_SIZE] = { 'f', 'u', 'z', 'z' };
-static const char *const own_tokens[] = { "crypto", NULL };
 static RootKey *root;
 static char store_dir[64];
 
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         if (size < 2)
                 return 0;
-        s = (Service) { .root = root, .store_dir = store_dir, .own_tokens = own_tokens };
+        s = (Service) { .root = root, .store_dir = store_dir, .own_tokens = keyref_own_tokens };
         c = (ServiceCaller) { .label = labels[data[1] % 5], .holds_token = holds,
                               .userdata = (void *) (intptr_t) (data[1] % 5) };
         rest = data + 2;

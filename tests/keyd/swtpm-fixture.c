@@ -190,6 +190,23 @@ int swtpm_clear(Swtpm *s) {
         return rc == TSS2_RC_SUCCESS ? 0 : -EIO;
 }
 
+int swtpm_set_hierarchy_auth(Swtpm *s, bool endorsement, const char *auth) {
+        TSS2_TCTI_CONTEXT *tcti = NULL;
+        ESYS_CONTEXT *esys = NULL;
+        TPM2B_AUTH new_auth = { .size = (UINT16) strlen(auth) };
+        TSS2_RC rc;
+
+        if (new_auth.size > sizeof(new_auth.buffer))
+                return -EINVAL;
+        memcpy(new_auth.buffer, auth, new_auth.size);
+        if (esys_open(s, &tcti, &esys) < 0)
+                return -EIO;
+        rc = Esys_HierarchyChangeAuth(esys, endorsement ? ESYS_TR_RH_ENDORSEMENT : ESYS_TR_RH_OWNER,
+                                      ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &new_auth);
+        esys_close(&tcti, &esys);
+        return rc == TSS2_RC_SUCCESS ? 0 : -EIO;
+}
+
 int swtpm_lockout(Swtpm *s) {
         TSS2_TCTI_CONTEXT *tcti = NULL;
         ESYS_CONTEXT *esys = NULL;

@@ -32,6 +32,13 @@ int swtpm_stop(Swtpm *s, bool keep);
 int swtpm_clear(Swtpm *s);
 
 /*
+ * Sets an authorization on the owner hierarchy (endorsement: on the
+ * endorsement hierarchy), as tpm2_changeauth -c owner AUTH would. 0 or
+ * -EIO.
+ */
+int swtpm_set_hierarchy_auth(Swtpm *s, bool endorsement, const char *auth);
+
+/*
  * Dictionary-attack lockout on: maxTries 0 ("always in lockout"), as
  * tpm2_dictionarylockout --setup-parameters --max-tries=0 would.
  */

@@ -13,9 +13,12 @@
  *    retry); the state file is never replaced;
  *  - the objects are not subject to dictionary-attack lockout: with the
  *    TPM in lockout for good (maxTries 0), sealing and unsealing work;
+ *  - a hierarchy with an authorization: TpmUnavailable saying which,
+ *    not StateDamaged, and no state written;
  *  - without a TPM, under "auto", the software key: reported as such,
  *    and there the scan does find the root in root.state (which shows
- *    the scan can find it).
+ *    the scan can find it); with a TPM that does not open, not that but
+ *    TpmUnavailable, naming why, and no state written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -43,9 +48,28 @@
 
 static Swtpm shared;
 
-/* Injected by the lockout test: CreatePrimary answers this instead of reaching the TPM. */
+/*
+ * Two sysfs trees for "auto": one where the kernel knows no TPM (the
+ * default of every start here, whatever the host has), one with tpm0.
+ */
+static char sysfs_without_tpm[64], sysfs_with_tpm[64], sysfs_tpm12_major[128];
+static const char *sysfs_root = sysfs_without_tpm;
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "w");
+
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Injected by the lockout test: CreatePrimary answers this instead of
+ * reaching the TPM. The service calls it in a child process of its own,
+ * so the count lives in memory shared with the children.
+ */
 static TSS2_RC inject_create_primary;
-static unsigned create_primary_calls;
+static unsigned *create_primary_calls;
 
 TSS2_RC __real_Esys_CreatePrimary(ESYS_CONTEXT *esys, ESYS_TR primary, ESYS_TR s1, ESYS_TR s2, ESYS_TR s3,
                                   const TPM2B_SENSITIVE_CREATE *sensitive, const TPM2B_PUBLIC *in_public,
@@ -62,7 +86,7 @@ TSS2_RC __wrap_Esys_CreatePrimary(ESYS_CONTEXT *esys, ESYS_TR primary, ESYS_TR s
                                   const TPM2B_DATA *outside, const TPML_PCR_SELECTION *pcrs, ESYS_TR *object,
                                   TPM2B_PUBLIC **out_public, TPM2B_CREATION_DATA **creation_data,
                                   TPM2B_DIGEST **creation_hash, TPMT_TK_CREATION **ticket) {
-        create_primary_calls++;
+        (*create_primary_calls)++;
         if (inject_create_primary) {
                 *out_public = NULL;
                 *creation_data = NULL;
@@ -122,7 +146,8 @@ static bool holds_bytes(const char *text, size_t size, const uint8_t *bytes, siz
 
 static int start(const char *dir, const char *tcti, TpmPolicy policy, RootKey **root, ProvisionResult *result,
                  KeydError *error) {
-        ProvisionOptions options = { .state_dir = dir, .tcti = tcti, .tpm_policy = policy };
+        ProvisionOptions options = { .state_dir = dir, .tcti = tcti, .tpm_policy = policy,
+                                     .sysfs_root = sysfs_root };
 
         *root = NULL;
         *error = (KeydError) { 0 };
@@ -181,6 +206,103 @@ static void test_first_start_and_restart(void **unused) {
         assert_int_equal(result.tpm_commands, 6);
         assert_memory_equal(rootkey_id(again), rootkey_id(root), ROOTKEY_ID_SIZE);
         explicit_bzero(secret, sizeof(secret));
+        remove_dir(dir);
+}
+
+/*
+ * The root of dir's state, masked: unsealed in a child of the test (so
+ * the TSS's copies of it stay there) and handed over XORed with mask, so
+ * that this process never holds it in clear for the scan to find.
+ */
+static void masked_root(const char *dir, const char *tcti, const uint8_t mask[ROOTKEY_SIZE],
+                        uint8_t masked[ROOTKEY_SIZE]) {
+        int fds[2], status;
+        pid_t pid;
+
+        assert_int_equal(pipe(fds), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                uint8_t secret[ROOTKEY_SIZE];
+
+                unseal_here(dir, tcti, secret);
+                for (size_t i = 0; i < ROOTKEY_SIZE; i++)
+                        secret[i] ^= mask[i];
+                _exit(write(fds[1], secret, ROOTKEY_SIZE) == ROOTKEY_SIZE ? 0 : 1);
+        }
+        close(fds[1]);
+        assert_int_equal(read(fds[0], masked, ROOTKEY_SIZE), ROOTKEY_SIZE);
+        close(fds[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Whether any readable, writable mapping of this process holds the root (given masked), or its first or second half. */
+static bool memory_holds(const uint8_t mask[ROOTKEY_SIZE], const uint8_t masked[ROOTKEY_SIZE]) {
+        static uint8_t chunk[1 << 20];
+        FILE *maps = fopen("/proc/self/maps", "r");
+        int mem = open("/proc/self/mem", O_RDONLY);
+        char line[512], perms[8];
+        unsigned long start, end;
+        bool found = false;
+
+        assert_non_null(maps);
+        assert_true(mem >= 0);
+        while (!found && fgets(line, sizeof(line), maps)) {
+                if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 || perms[0] != 'r' || perms[1] != 'w')
+                        continue;
+                for (unsigned long at = start; !found && at < end; at += sizeof(chunk) - 16) {
+                        size_t want = end - at < sizeof(chunk) ? end - at : sizeof(chunk);
+                        ssize_t n = pread(mem, chunk, want, (off_t) at);
+
+                        for (ssize_t i = 0; n > 0 && !found && i + 16 <= n; i++)
+                                for (size_t half = 0; half < ROOTKEY_SIZE && !found; half += 16) {
+                                        size_t j = 0;
+
+                                        while (j < 16 && (chunk[i + j] ^ mask[half + j]) == masked[half + j])
+                                                j++;
+                                        found = j == 16;
+                                }
+                        if (want < sizeof(chunk))
+                                break;
+                }
+        }
+        close(mem);
+        fclose(maps);
+        return found;
+}
+
+/*
+ * No copy of the root in the service's memory but its secure heap's,
+ * which holds only what HKDF made of it: the TSS's copies (the sealed
+ * sensitive part ESYS keeps, the stack array it decrypts the unsealed
+ * root through) stay in the child that used the TPM. Scanned after a
+ * first start (seal and unseal) and a later one (unseal), the roots
+ * still held; then the root put in the heap on purpose is found, which
+ * shows the scan can find it.
+ */
+static void test_root_not_left_in_memory(void **unused) {
+        _cleanup_(rootkey_freep) RootKey *root = NULL, *again = NULL;
+        uint8_t mask[ROOTKEY_SIZE], masked[ROOTKEY_SIZE], *planted;
+        ProvisionResult result;
+        KeydError error;
+        char dir[64];
+
+        for (size_t i = 0; i < ROOTKEY_SIZE; i++)
+                mask[i] = (uint8_t) (0xa5 ^ (i * 37));
+        make_dir(dir, sizeof(dir));
+        assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        masked_root(dir, shared.tcti, mask, masked);
+        assert_false(memory_holds(mask, masked));
+        assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &again, &result, &error), 0);
+        assert_false(memory_holds(mask, masked));
+        planted = malloc(ROOTKEY_SIZE);
+        assert_non_null(planted);
+        for (size_t i = 0; i < ROOTKEY_SIZE; i++)
+                planted[i] = masked[i] ^ mask[i];
+        assert_true(memory_holds(mask, masked));
+        explicit_bzero(planted, ROOTKEY_SIZE);
+        free(planted);
         remove_dir(dir);
 }
 
@@ -279,6 +401,7 @@ static void test_no_tpm(void **unused) {
         assert_int_equal(start(soft_dir, NO_TPM, TPM_POLICY_AUTO, &soft, &result, &error), 0);
         assert_true(result.created);
         assert_int_equal(rootkey_mode(soft), ROOT_MODE_SOFTWARE);
+        assert_non_null(strstr(result.tpm_note, "no TPM 2.0 in"));
         assert_non_null(strstr(result.tpm_note, "nothing answers"));
         text = state_text(soft_dir, &size);
         assert_non_null(strstr(text, "mode software\n"));
@@ -290,6 +413,93 @@ static void test_no_tpm(void **unused) {
                          KEYD_E_TPM_UNAVAILABLE);
         remove_dir(dir);
         remove_dir(soft_dir);
+}
+
+/*
+ * "auto" on a device that has a TPM which does not open at this start
+ * (its node not there yet, or not yet open to the service): no fall back
+ * to a software root, which every later start would keep; the error
+ * names the TPM, the device and why it did not open, and nothing is
+ * written, so the next start, with the TPM there, seals a root in it.
+ */
+static void test_tpm_that_does_not_open(void **unused) {
+        _cleanup_(rootkey_freep) RootKey *root = NULL;
+        ProvisionResult result;
+        KeydError error;
+        char dir[64], path[300], device[300], tcti[320];
+
+        make_dir(dir, sizeof(dir));
+        snprintf(path, sizeof(path), "%s/%s", dir, ROOTSTATE_FILE);
+        snprintf(device, sizeof(device), "%s/tpmrm0", dir);
+        snprintf(tcti, sizeof(tcti), "device:%s", device);
+        sysfs_root = sysfs_with_tpm;
+        assert_int_equal(start(dir, tcti, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_null(root);
+        assert_string_equal(keyd_error_name(error.code), "org.mssf.Keys1.Error.TpmUnavailable");
+        assert_non_null(strstr(error.message, "this device has a TPM"));
+        assert_non_null(strstr(error.message, "/class/tpm/tpm0"));
+        assert_non_null(strstr(error.message, device));
+        assert_non_null(strstr(error.message, strerror(ENOENT)));
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, NO_TPM));
+        assert_int_equal(access(path, F_OK), -1);
+        /* A TPM 1.2, which tpm2-tss cannot use, is no TPM here: the software key, saying why. */
+        write_text(sysfs_tpm12_major, "1\n");
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(rootkey_mode(root), ROOT_MODE_SOFTWARE);
+        assert_non_null(strstr(result.tpm_note, "no TPM 2.0 in"));
+        rootkey_free(TAKE_PTR(root));
+        assert_int_equal(unlink(path), 0);
+        /* The same TPM saying it is a 2.0: refused again. */
+        write_text(sysfs_tpm12_major, "2\n");
+        assert_int_equal(start(dir, NO_TPM, TPM_POLICY_AUTO, &root, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(unlink(sysfs_tpm12_major), 0);
+        /* The TPM answers at the next start: the root is sealed in it. */
+        assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(rootkey_mode(root), ROOT_MODE_TPM);
+        sysfs_root = sysfs_without_tpm;
+        remove_dir(dir);
+}
+
+/*
+ * A TPM whose owner or endorsement hierarchy has an authorization (set
+ * by its owner, tpm2_changeauth): the service uses both without one and
+ * is refused. That is TpmUnavailable, saying which hierarchy, at a
+ * first start (nothing written) and at a later one; never StateDamaged,
+ * which would send a person after a state file that is fine.
+ */
+static void test_hierarchy_with_auth(void **unused) {
+        _cleanup_(rootkey_freep) RootKey *root = NULL, *none = NULL;
+        ProvisionResult result;
+        KeydError error;
+        Swtpm own;
+        char dir[64], fresh[64], path[300];
+
+        make_dir(dir, sizeof(dir));
+        make_dir(fresh, sizeof(fresh));
+        snprintf(path, sizeof(path), "%s/%s", fresh, ROOTSTATE_FILE);
+        assert_int_equal(swtpm_start(&own, NULL), 0);
+        assert_int_equal(start(dir, own.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
+        assert_int_equal(swtpm_set_hierarchy_auth(&own, false, "owner-secret"), 0);
+        assert_int_equal(start(fresh, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_null(none);
+        assert_non_null(strstr(error.message, "owner (storage) hierarchy has an authorization"));
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(start(dir, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, "owner (storage) hierarchy has an authorization"));
+        assert_int_equal(swtpm_stop(&own, false), 0);
+        /* The endorsement hierarchy, which names the TPM, at a first start. */
+        assert_int_equal(swtpm_start(&own, NULL), 0);
+        assert_int_equal(swtpm_set_hierarchy_auth(&own, true, "endorsement-secret"), 0);
+        assert_int_equal(start(fresh, own.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_UNAVAILABLE);
+        assert_non_null(strstr(error.message, "endorsement hierarchy has an authorization"));
+        assert_string_equal(keyd_error_name(error.code), "org.mssf.Keys1.Error.TpmUnavailable");
+        assert_int_equal(access(path, F_OK), -1);
+        assert_int_equal(swtpm_stop(&own, false), 0);
+        remove_dir(dir);
+        remove_dir(fresh);
 }
 
 /* Rewrites one field's value of dir's root.state (keeping its mode 0600). */
@@ -386,18 +596,18 @@ static void test_lockout_is_not_retried(void **unused) {
         make_dir(dir, sizeof(dir));
         assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &root, &result, &error), 0);
         inject_create_primary = TPM2_RC_LOCKOUT;
-        create_primary_calls = 0;
+        *create_primary_calls = 0;
         before = swtpm_logged_commands(&shared);
         assert_int_equal(start(dir, shared.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_LOCKOUT);
-        assert_int_equal(create_primary_calls, 1);
+        assert_int_equal(*create_primary_calls, 1);
         assert_int_equal(swtpm_logged_commands(&shared), before);
         assert_string_equal(keyd_error_name(error.code), "org.mssf.Keys1.Error.TpmLockout");
         assert_non_null(strstr(error.message, "does not retry"));
         /* At a first start too: no state is written, and no fall back to software. */
         make_dir(fresh, sizeof(fresh));
-        create_primary_calls = 0;
+        *create_primary_calls = 0;
         assert_int_equal(start(fresh, shared.tcti, TPM_POLICY_AUTO, &none, &result, &error), KEYD_E_TPM_LOCKOUT);
-        assert_int_equal(create_primary_calls, 1);
+        assert_int_equal(*create_primary_calls, 1);
         snprintf(path, sizeof(path), "%s/%s", fresh, ROOTSTATE_FILE);
         assert_int_equal(access(path, F_OK), -1);
         inject_create_primary = 0;
@@ -406,10 +616,28 @@ static void test_lockout_is_not_retried(void **unused) {
 }
 
 static int setup(void **unused) {
+        char tpm0[128];
+
+        make_dir(sysfs_without_tpm, sizeof(sysfs_without_tpm));
+        make_dir(sysfs_with_tpm, sizeof(sysfs_with_tpm));
+        snprintf(tpm0, sizeof(tpm0), "%s/class", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        snprintf(tpm0, sizeof(tpm0), "%s/class/tpm", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        snprintf(tpm0, sizeof(tpm0), "%s/class/tpm/tpm0", sysfs_with_tpm);
+        if (mkdir(tpm0, 0755) < 0)
+                return -1;
+        if (snprintf(sysfs_tpm12_major, sizeof(sysfs_tpm12_major), "%s/tpm_version_major", tpm0) >=
+            (int) sizeof(sysfs_tpm12_major))
+                return -1;
         return swtpm_start(&shared, NULL) == 0 ? 0 : -1;
 }
 
 static int teardown(void **unused) {
+        remove_dir(sysfs_without_tpm);
+        remove_dir(sysfs_with_tpm);
         /* The orderly shutdown is part of the test: it must succeed. */
         return swtpm_stop(&shared, false) == 0 ? 0 : -1;
 }
@@ -418,11 +646,14 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_first_start_and_restart),
                 cmocka_unit_test(test_no_tpm_per_call),
+                cmocka_unit_test(test_root_not_left_in_memory),
                 cmocka_unit_test(test_other_tpm),
                 cmocka_unit_test(test_cleared_tpm),
                 cmocka_unit_test(test_no_tpm),
+                cmocka_unit_test(test_tpm_that_does_not_open),
                 cmocka_unit_test(test_damaged_state),
                 cmocka_unit_test(test_not_subject_to_lockout),
+                cmocka_unit_test(test_hierarchy_with_auth),
                 cmocka_unit_test(test_lockout_is_not_retried),
         };
         const char *reason;
@@ -430,6 +661,12 @@ int main(void) {
         if (!swtpm_available(&reason)) {
                 printf("SKIP: %s\n", reason);
                 return 77;
+        }
+        create_primary_calls = mmap(NULL, sizeof(*create_primary_calls), PROT_READ | PROT_WRITE,
+                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (create_primary_calls == MAP_FAILED) {
+                printf("cannot map the shared counter: %s\n", strerror(errno));
+                return 1;
         }
         if (secmem_init() < 0) {
                 printf("cannot lock memory for the keys (RLIMIT_MEMLOCK)\n");

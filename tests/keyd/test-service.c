@@ -12,7 +12,9 @@
  *  - storage under an own key and a token's, its quota, a moved file;
  *  - a known root: every reply of the run and every file written is
  *    scanned for the root and for every key derived in it; none is there;
- *  - the secure heap holds no key once a call returns.
+ *  - the secure heap holds no key once a call returns;
+ *  - every key is HKDF-SHA256's, as OpenSSL computes it, so blobs made
+ *    before the derivation was split into extract and expand still open.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +29,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/core_names.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
 
 #include "blob.h"
 #include "cipher.h"
@@ -513,6 +518,51 @@ static void test_no_key_material(void **unused) {
         free(files);
 }
 
+/* OpenSSL's HKDF-SHA256 in one call, the recipe docs/keyd.md gives. */
+static void openssl_hkdf(const char *info, uint8_t *out, size_t size) {
+        EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+        EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
+        OSSL_PARAM params[] = {
+                OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *) "SHA256", 0),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, (void *) known_root, ROOTKEY_SIZE),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SALT, (void *) "mssf-keyd", 9),
+                OSSL_PARAM_octet_string(OSSL_KDF_PARAM_INFO, (void *) info, strlen(info)),
+                OSSL_PARAM_END,
+        };
+
+        assert_non_null(ctx);
+        assert_int_equal(EVP_KDF_derive(ctx, out, size, params), 1);
+        EVP_KDF_CTX_free(ctx);
+        EVP_KDF_free(kdf);
+}
+
+static void test_keys_are_hkdf(void **unused) {
+        static const char *const names[] = { "label:app-a", "token:T", "label:x" };
+        uint8_t expected[DERIVED_KEY_SIZE], *key = NULL;
+        char info[128];
+
+        openssl_hkdf("mssf-keyd/1 root-id", expected, ROOTKEY_ID_SIZE);
+        assert_memory_equal(rootkey_id(root), expected, ROOTKEY_ID_SIZE);
+        for (int purpose = 0; purpose < _KEY_PURPOSE_MAX; purpose++)
+                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                        KeyRef ref = { .kind = names[i][0] == 't' ? KEY_KIND_TOKEN : KEY_KIND_LABEL };
+
+                        snprintf(ref.name, sizeof(ref.name), "%s", strchr(names[i], ':') + 1);
+                        snprintf(info, sizeof(info), "mssf-keyd/1 %s %s",
+                                 key_purpose_to_string((KeyPurpose) purpose), names[i]);
+                        openssl_hkdf(info, expected, sizeof(expected));
+                        assert_int_equal(rootkey_derive(root, (KeyPurpose) purpose, &ref, &key), 0);
+                        assert_true(secmem_is_secure(key));
+                        assert_memory_equal(key, expected, DERIVED_KEY_SIZE);
+                        key = secmem_free(key, DERIVED_KEY_SIZE);
+                }
+        openssl_hkdf("mssf-keyd/1 evm-master", expected, sizeof(expected));
+        assert_int_equal(rootkey_derive_named(root, "evm-master", &key), 0);
+        assert_memory_equal(key, expected, DERIVED_KEY_SIZE);
+        secmem_free(key, DERIVED_KEY_SIZE);
+        explicit_bzero(expected, sizeof(expected));
+}
+
 static size_t heap_before;
 
 /* Last: with the roots gone, the secure heap is as it was before the first key (nothing kept). */
@@ -561,6 +611,7 @@ int main(void) {
                 cmocka_unit_test(test_storage),
                 cmocka_unit_test(test_moved_item),
                 cmocka_unit_test(test_no_key_material),
+                cmocka_unit_test(test_keys_are_hkdf),
                 cmocka_unit_test(test_heap_given_back),
         };
 
