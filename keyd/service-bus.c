@@ -172,8 +172,11 @@ static int read_bytes(sd_bus_message *m, const uint8_t **ret, size_t *ret_size) 
         return r;
 }
 
-static int method_encrypt(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        KeydBus *k = userdata;
+/* Encrypt and Sign: a key reference and bytes in, bytes out. */
+typedef int (*KeyDataOp)(const Service *s, const ServiceCaller *caller, const char *key, const uint8_t *data,
+                         size_t size, Buffer *ret, KeydError *error);
+
+static int method_key_data(sd_bus_message *m, KeydBus *k, KeyDataOp op) {
         KeydError error = { 0 };
         ServiceCaller caller;
         TokenQuestion q;
@@ -187,8 +190,12 @@ static int method_encrypt(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
                 return r;
         r = begin_call(k, m, &caller, &q, &error);
         if (r == 0)
-                r = service_encrypt(k->service, &caller, key, data, size, &out, &error);
+                r = op(k->service, &caller, key, data, size, &out, &error);
         return finish_call(m, r, &error, &out, true);
+}
+
+static int method_encrypt(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        return method_key_data(m, userdata, service_encrypt);
 }
 
 static int method_decrypt(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -210,22 +217,7 @@ static int method_decrypt(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
 }
 
 static int method_sign(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        KeydBus *k = userdata;
-        KeydError error = { 0 };
-        ServiceCaller caller;
-        TokenQuestion q;
-        const uint8_t *data;
-        const char *key;
-        Buffer out = { 0 };
-        size_t size;
-        int r;
-
-        if ((r = sd_bus_message_read(m, "s", &key)) < 0 || (r = read_bytes(m, &data, &size)) < 0)
-                return r;
-        r = begin_call(k, m, &caller, &q, &error);
-        if (r == 0)
-                r = service_sign(k->service, &caller, key, data, size, &out, &error);
-        return finish_call(m, r, &error, &out, true);
+        return method_key_data(m, userdata, service_sign);
 }
 
 static int method_verify(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
