@@ -19,7 +19,6 @@
 #include <strings.h>
 
 #include "deb822.h"
-#include "fileio.h"
 #include "manifest.h"
 #include "repositories.h"
 
@@ -152,22 +151,16 @@ int repositories_parse(const char *text, size_t size, const char *file, Diagnost
                        Repositories **ret) {
         _cleanup_(repositories_freep) Repositories *repos = calloc(1, sizeof(*repos));
         Loader l = { .diag = diag };
-        const char *error = NULL;
-        unsigned line = 0;
         int r;
 
         if (!repos || !(repos->file = strdup(file)))
                 return -ENOMEM;
         l.repos = repos;
-        r = deb822_parse_buffer(text, size, true, add_paragraph, &l, &error, &line);
-        if (r == DEB822_E_SYNTAX) {
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, file, line, 0, "%s", error);
+        r = deb822_parse_config(text, size, file, diag, add_paragraph, &l);
+        if (r == DEB822_E_REPORTED || (r == 0 && l.n_errors > 0))
                 return REPOSITORIES_E_INVALID;
-        }
-        if (r < 0)
+        if (r != 0)
                 return r;
-        if (l.n_errors > 0)
-                return REPOSITORIES_E_INVALID;
         *ret = TAKE_PTR(repos);
         return 0;
 }
@@ -175,15 +168,11 @@ int repositories_parse(const char *text, size_t size, const char *file, Diagnost
 int repositories_load(const char *path, Diagnostics *diag, Repositories **ret) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
-        int r = fileio_read(path, &text, &size);
+        int r = deb822_load_config(path, REPOSITORIES_MAX_SIZE, diag, &text, &size);
 
-        if (r == -ENOENT)
-                return repositories_parse("", 0, path, diag, ret);
+        if (r == DEB822_E_REPORTED)
+                return REPOSITORIES_E_INVALID;
         if (r < 0)
                 return r;
-        if (size > REPOSITORIES_MAX_SIZE) {
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0, "larger than 1 MiB");
-                return REPOSITORIES_E_INVALID;
-        }
         return repositories_parse(text, size, path, diag, ret);
 }

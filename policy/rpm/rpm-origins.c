@@ -18,7 +18,6 @@
 #include <strings.h>
 
 #include "deb822.h"
-#include "fileio.h"
 #include "manifest.h"
 #include "rpm-origins.h"
 
@@ -144,22 +143,16 @@ int rpm_origins_parse(const char *text, size_t size, const char *file, Diagnosti
                       RpmOrigins **ret) {
         _cleanup_(rpm_origins_freep) RpmOrigins *origins = calloc(1, sizeof(*origins));
         Loader l = { .diag = diag };
-        const char *error = NULL;
-        unsigned line = 0;
         int r;
 
         if (!origins || !(origins->file = strdup(file)))
                 return -ENOMEM;
         l.origins = origins;
-        r = deb822_parse_buffer(text, size, true, add_paragraph, &l, &error, &line);
-        if (r == DEB822_E_SYNTAX) {
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, file, line, 0, "%s", error);
+        r = deb822_parse_config(text, size, file, diag, add_paragraph, &l);
+        if (r == DEB822_E_REPORTED || (r == 0 && l.n_errors > 0))
                 return RPM_ORIGINS_E_INVALID;
-        }
-        if (r < 0)
+        if (r != 0)
                 return r;
-        if (l.n_errors > 0)
-                return RPM_ORIGINS_E_INVALID;
         *ret = TAKE_PTR(origins);
         return 0;
 }
@@ -167,14 +160,10 @@ int rpm_origins_parse(const char *text, size_t size, const char *file, Diagnosti
 int rpm_origins_load(const char *path, Diagnostics *diag, RpmOrigins **ret) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
-        int r = fileio_read(path, &text, &size);
+        int r = deb822_load_config(path, RPM_ORIGINS_MAX_SIZE, diag, &text, &size);
 
-        if (r == -ENOENT)
-                return rpm_origins_parse("", 0, path, diag, ret);
-        if (r == -EFBIG || (r >= 0 && size > RPM_ORIGINS_MAX_SIZE)) {
-                diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0, "larger than 1 MiB");
+        if (r == DEB822_E_REPORTED)
                 return RPM_ORIGINS_E_INVALID;
-        }
         if (r < 0)
                 return r;
         return rpm_origins_parse(text, size, path, diag, ret);

@@ -17,6 +17,8 @@
 #include <strings.h>
 
 #include "deb822.h"
+#include "diagnostic.h"
+#include "fileio.h"
 
 void deb822_reader_init(Deb822Reader *r, FILE *f, bool comments) {
         *r = (Deb822Reader) { .f = f, .comments = comments };
@@ -216,4 +218,39 @@ int deb822_parse_buffer(const char *data, size_t size, bool comments,
         deb822_reader_deinit(&r);
         fclose(f);
         return result;
+}
+
+int deb822_load_config(const char *path, size_t max_size, Diagnostics *diag, char **ret_text, size_t *ret_size) {
+        char *text = NULL;
+        size_t size = 0;
+        int r = fileio_read(path, &text, &size);
+
+        if (r == -ENOENT) {
+                text = strdup("");
+                size = 0;
+                r = text ? 0 : -ENOMEM;
+        }
+        if (r == -EFBIG || (r >= 0 && size > max_size)) {
+                free(text);
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0, "larger than %zu MiB", max_size >> 20);
+                return DEB822_E_REPORTED;
+        }
+        if (r < 0)
+                return r;
+        *ret_text = text;
+        *ret_size = size;
+        return 0;
+}
+
+int deb822_parse_config(const char *text, size_t size, const char *file, Diagnostics *diag,
+                        int (*fn)(const Deb822Paragraph *p, void *userdata), void *userdata) {
+        const char *error = NULL;
+        unsigned line = 0;
+        int r = deb822_parse_buffer(text, size, true, fn, userdata, &error, &line);
+
+        if (r == DEB822_E_SYNTAX) {
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, file, line, 0, "%s", error);
+                return DEB822_E_REPORTED;
+        }
+        return r;
 }

@@ -17,7 +17,11 @@ enum {
         /* Not deb822: see the reader's error and line. (Not 1: deb822_read()
          * returns 1 for a paragraph; callbacks may return other codes.) */
         DEB822_E_SYNTAX = 2,
+        /* A configuration file's mistake, said in the caller's Diagnostics. */
+        DEB822_E_REPORTED = 3,
 };
+
+typedef struct Diagnostics Diagnostics;
 
 #define DEB822_MAX_LINE (1u << 20)              /* bytes in one line */
 #define DEB822_MAX_PARAGRAPH (16u << 20)        /* bytes in one paragraph */
@@ -68,3 +72,15 @@ const Deb822Field *deb822_field(const Deb822Paragraph *p, const char *name);
 int deb822_parse_buffer(const char *data, size_t size, bool comments,
                         int (*fn)(const Deb822Paragraph *p, void *userdata), void *userdata,
                         const char **ret_error, unsigned *ret_error_line);
+
+/*
+ * A configuration file of paragraphs that root writes (repositories.conf,
+ * rpm-origins.conf): comments allowed, and what is wrong with it said in
+ * diag at its file and line. load reads path whole into *ret_text (an
+ * absent file reads as empty: no paragraph), refusing one larger than
+ * max_size; parse calls fn per paragraph of text. Both return 0,
+ * DEB822_E_REPORTED (said in diag), fn's nonzero return, or -errno.
+ */
+int deb822_load_config(const char *path, size_t max_size, Diagnostics *diag, char **ret_text, size_t *ret_size);
+int deb822_parse_config(const char *text, size_t size, const char *file, Diagnostics *diag,
+                        int (*fn)(const Deb822Paragraph *p, void *userdata), void *userdata);

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "deb822.h"
+#include "diagnostic.h"
 
 typedef struct Collected {
         size_t n;
@@ -115,12 +117,54 @@ static void test_lookup(void **state) {
         fclose(f);
 }
 
+/* A configuration file: absent is empty, too large and not deb822 are its errors in diag. */
+static void test_config(void **state) {
+        char dir[] = "/tmp/test-deb822-XXXXXX", path[64], *text = NULL;
+        Diagnostics *diag = NULL;
+        Collected c = {};
+        size_t size = 1;
+        FILE *f;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/x.conf", dir);
+        assert_int_equal(diagnostics_new(&diag), 0);
+        assert_int_equal(deb822_load_config(path, 1u << 20, diag, &text, &size), 0);
+        assert_string_equal(text, "");
+        assert_int_equal(size, 0);
+        free(text);
+        text = NULL;
+        f = fopen(path, "w");
+        assert_non_null(f);
+        for (int i = 0; i < 2000; i++)
+                fputs("# a comment line that takes up room\n", f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(deb822_load_config(path, 1024, diag, &text, &size), DEB822_E_REPORTED);
+        assert_null(text);
+        assert_int_equal(diag->n_errors, 1);
+        assert_string_equal(diag->items[0]->file, path);
+        assert_int_equal(deb822_load_config(path, 1u << 20, diag, &text, &size), 0);
+        assert_int_equal(deb822_parse_config(text, size, path, diag, collect, &c), 0);
+        assert_int_equal(c.n, 0);
+        free(text);
+        assert_int_equal(deb822_parse_config("A: 1\n\n# c\nB: 2\n", 15, "f", diag, collect, &c), 0);
+        assert_string_equal(c.text, "@1:A=1;@4:B=2;");
+        assert_int_equal(deb822_parse_config("A: 1\n not\nno colon\n", 20, "f.conf", diag, collect, &c),
+                         DEB822_E_REPORTED);
+        assert_int_equal(diag->n_errors, 2);
+        assert_string_equal(diag->items[1]->file, "f.conf");
+        assert_int_equal(diag->items[1]->line, 3);
+        diagnostics_free(diag);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_paragraphs),
                 cmocka_unit_test(test_comments),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_lookup),
+                cmocka_unit_test(test_config),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
