@@ -37,6 +37,7 @@ struct BusconfigPolicy {
         char **contexts;                /* (owned) one label per <policy> */
         size_t n_contexts;
         StrMap clients;                 /* identity key -> BusconfigClient (weak) */
+        bool connect_uses_groups;       /* a default or mandatory rule names a group (set at load) */
 };
 
 /*

@@ -256,6 +256,13 @@ static int compile_policy_element(BusconfigPolicy *policy, const BusPolicy *p, c
         return 0;
 }
 
+static bool set_names_a_group(const BcRuleSet *set) {
+        for (size_t i = 0; i < set->n_refs; i++)
+                if (set->refs[i].rule->kind == BUS_RULE_GROUP && set->refs[i].rule->principal)
+                        return true;
+        return false;
+}
+
 int busconfig_policy_new(const BusConfig *config, uid_t bus_uid, BusconfigPolicy **ret,
                          char ***ret_warnings) {
         _cleanup_(busconfig_policy_unrefp) BusconfigPolicy *policy = calloc(1, sizeof(*policy));
@@ -280,6 +287,9 @@ int busconfig_policy_new(const BusConfig *config, uid_t bus_uid, BusconfigPolicy
                 qsort(policy->by_uid, policy->n_by_uid, sizeof(BcIdRules), cmp_id_rules);
         if (policy->n_by_gid > 0)
                 qsort(policy->by_gid, policy->n_by_gid, sizeof(BcIdRules), cmp_id_rules);
+        /* Asked at every connect: whether NSS's groups are needed at all. */
+        policy->connect_uses_groups = set_names_a_group(&policy->default_rules) ||
+                                      set_names_a_group(&policy->mandatory_rules);
         if (ret_warnings)
                 *ret_warnings = warnings;
         else
@@ -343,16 +353,8 @@ static void connect_rules(const BcRuleSet *set, const BusconfigIdentity *identit
         }
 }
 
-static bool set_names_a_group(const BcRuleSet *set) {
-        for (size_t i = 0; i < set->n_refs; i++)
-                if (set->refs[i].rule->kind == BUS_RULE_GROUP && set->refs[i].rule->principal)
-                        return true;
-        return false;
-}
-
 bool busconfig_policy_connect_uses_groups(const BusconfigPolicy *policy) {
-        return policy && (set_names_a_group(&policy->default_rules) ||
-                          set_names_a_group(&policy->mandatory_rules));
+        return policy && policy->connect_uses_groups;
 }
 
 void busconfig_policy_check_connect(const BusconfigPolicy *policy, const BusconfigIdentity *identity,

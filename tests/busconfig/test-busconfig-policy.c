@@ -365,6 +365,31 @@ static void test_uses_console(void **state) {
         assert_false(busconfig_policy_uses_console(NULL));
 }
 
+/* Only a connect rule of the default or mandatory context that names a group makes NSS's groups worth asking. */
+static void test_connect_uses_groups(void **state) {
+        static const struct {
+                const char *xml;
+                bool uses;
+        } policies[] = {
+                { "<busconfig><policy context=\"default\"><allow user=\"*\"/></policy></busconfig>", false },
+                { "<busconfig><policy context=\"default\"><allow user=\"root\"/></policy></busconfig>", false },
+                { "<busconfig><policy context=\"default\"><allow group=\"root\"/></policy></busconfig>", true },
+                { "<busconfig><policy context=\"mandatory\"><deny group=\"root\"/></policy></busconfig>", true },
+                { "<busconfig><policy group=\"root\"><allow own=\"a.b\"/></policy></busconfig>", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(policies); i++) {
+                _cleanup_(bus_config_freep) BusConfig *config = NULL;
+                _cleanup_(busconfig_policy_unrefp) BusconfigPolicy *policy = NULL;
+
+                assert_int_equal(bus_config_load_string("t.conf", policies[i].xml, strlen(policies[i].xml),
+                                                        BUS_CONFIG_NO_INCLUDES, &config, NULL), 0);
+                assert_int_equal(busconfig_policy_new(config, 0, &policy, NULL), 0);
+                assert_int_equal(busconfig_policy_connect_uses_groups(policy), policies[i].uses);
+        }
+        assert_false(busconfig_policy_connect_uses_groups(NULL));
+}
+
 static void test_unknown_names_warned(void **state) {
         const char *xml = "<busconfig>\n<policy user=\"no-such-user-mssf\"/>\n<policy context=\"default\">\n"
                           "<allow group=\"no-such-group-mssf\"/>\n</policy>\n</busconfig>";
@@ -432,6 +457,7 @@ int main(void) {
                 cmocka_unit_test(test_table),
                 cmocka_unit_test(test_clients_shared),
                 cmocka_unit_test(test_uses_console),
+                cmocka_unit_test(test_connect_uses_groups),
                 cmocka_unit_test(test_unknown_names_warned),
                 cmocka_unit_test(test_client_keeps_policy),
                 cmocka_unit_test(test_describe),
