@@ -22,6 +22,11 @@ cases() {
     awk '!/^#/ && NF { print $1, $2, $3 }' "$hostile/cases"
 }
 
+# The cases whose manifests stand alone, $hostile/extra/NAME.aegis: "NAME EXPECT KEY".
+extra_cases() {
+    awk '!/^#/ && NF { print $1, $2, $3 }' "$hostile/extra/cases"
+}
+
 # expect_for EXPECT ORIGIN: what EXPECT ("A" or "A/B") asks for ORIGIN.
 expect_for() {
     case $2 in

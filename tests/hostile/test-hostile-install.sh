@@ -180,54 +180,16 @@ extra() {
     cat >"$work/$name.aegis"
     attempt "$name" "$name" "$work/$name.aegis" store "$expect" "$key"
 }
-extra hostile-for-victim2 refused =victim2 <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-for-victim2"/>
-    <for path="/opt/victim2/victim2d"/> <!-- hostile -->
-  </request>
-</aegis>
-EOF
+extra_cases >"$work/extra-cases"
+while read -r name expect key; do
+    extra "$name" "$expect" "$key" <"$hostile/extra/$name.aegis"
+done <"$work/extra-cases"
 extra hostile-for-diverted refused =passwd <<'EOF'
 <aegis>
   <request>
     <credential name="Cellular"/>
     <for path="/usr/bin/hostile-for-diverted"/>
     <for path="/usr/bin/chfn.distrib"/> <!-- hostile -->
-  </request>
-</aegis>
-EOF
-extra hostile-setgid refused 'set-?(user|group)-?ID|set-?[ug]id|setxid' <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-setgid"/> <!-- hostile -->
-  </request>
-</aegis>
-EOF
-# The control: its own program named through the merged-/usr alias /bin.
-extra hostile-alias installed - <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/bin/hostile-alias"/>
-  </request>
-</aegis>
-EOF
-extra tcb refused =tcb <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/tcb"/>
-  </request>
-</aegis>
-EOF
-extra hostile-monitor refused =hostile-monitor <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-monitor"/>
   </request>
 </aegis>
 EOF

@@ -64,47 +64,10 @@ extra() {
     echo "$1 $2 $3" >>"$work/extra"
 }
 : >"$work/extra"
-extra hostile-for-victim2 refused =victim2 <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-for-victim2"/>
-    <for path="/opt/victim2/victim2d"/> <!-- hostile -->
-  </request>
-</aegis>
-EOF
-extra hostile-setgid refused 'set-?(user|group)-?ID|set-?[ug]id|setxid' <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-setgid"/> <!-- hostile -->
-  </request>
-</aegis>
-EOF
-extra hostile-alias installed - <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/bin/hostile-alias"/>
-  </request>
-</aegis>
-EOF
-extra tcb refused =tcb <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/tcb"/>
-  </request>
-</aegis>
-EOF
-extra hostile-monitor refused =hostile-monitor <<'EOF'
-<aegis>
-  <request>
-    <credential name="Cellular"/>
-    <for path="/usr/bin/hostile-monitor"/>
-  </request>
-</aegis>
-EOF
+extra_cases >"$work/extra-cases"
+while read -r name expect key; do
+    extra "$name" "$expect" "$key" <"$hostile/extra/$name.aegis"
+done <"$work/extra-cases"
 # rpm lets two packages ship the same file when its bytes are the same.
 extra hostile-listed-twice refused =victim <<'EOF'
 <aegis>
