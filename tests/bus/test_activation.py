@@ -57,6 +57,18 @@ def test_auto_start_on_call(bus):
 
 
 @config(services=[NAME])
+def test_activated_service_inherits_no_descriptor(bus):
+    """What a service gets is 0-2 and nothing of the bus: not its listening
+    socket, epoll, timers, nor any client's socket or pidfd."""
+    clients = [bus.raw() for _ in range(3)]
+    for c in clients:
+        check_reply(c.bus_call('GetId'))
+    reply = clients[0].call(NAME, TPATH, TIFACE, 'InheritedFds', '', [],
+                            timeout=15)
+    assert check_reply(reply).body == [[]], reply
+
+
+@config(services=[NAME])
 def test_calls_queued_during_activation(bus):
     a, b = activatable(bus), bus.raw()
     serials = [(c, c.send_call(NAME, TPATH, TIFACE, 'Echo', 's', [str(i)]))
