@@ -5,9 +5,10 @@
  * listener, a connection, the signalfd); the loop never owns a source or
  * its fd. Timers are LoopTimers embedded in their owners (reply
  * timeouts, authentication deadlines), kept in a binary min-heap keyed by
- * deadline; the single timerfd is armed for the earliest one, so any
- * number of timers costs one fd and O(log n) per arm or disarm and no
- * allocation beyond the heap array.
+ * deadline; the single timerfd is set no later than the earliest one
+ * (loop_rearm says why it may be earlier), so any number of timers costs
+ * one fd and O(log n) per arm or disarm and no allocation beyond the heap
+ * array.
  *
  * Dispatch runs in batches: all ready events of one epoll_wait(), then the
  * expired timers, then the post callback. The post callback is where the
@@ -167,20 +168,28 @@ static void loop_heap_down(Loop *loop, size_t i) {
         }
 }
 
-/* Point the timerfd at the earliest deadline (or disarm it). */
+/*
+ * Point the timerfd at the earliest deadline, only ever earlier: a timerfd
+ * set at or before the earliest deadline is left as it is, also when the
+ * timer it was set for is gone, and is never disarmed. When it fires
+ * early, loop_on_timerfd finds nothing due and sets it for the earliest
+ * deadline then. Why: most timers go away long before they are due (a
+ * connection's authentication deadline at its Hello, a reply timeout at
+ * the reply), and moving the timerfd after each of them was two
+ * timerfd_settime calls per connection out of about twenty; this costs at
+ * most one early wakeup per deadline the timerfd was set for.
+ */
 static int loop_rearm(Loop *loop) {
         struct itimerspec its = {};
         uint64_t deadline = loop->n_heap > 0 ? loop->heap[0]->deadline : 0;
 
-        if (deadline == loop->timer_armed_for)
+        if (deadline == 0 || (loop->timer_armed_for != 0 && loop->timer_armed_for <= deadline))
                 return 0;
-        if (deadline > 0) {
-                /* 0 would disarm: a deadline in the past fires at once. */
-                its.it_value.tv_sec = deadline / 1000000ULL;
-                its.it_value.tv_nsec = (deadline % 1000000ULL) * 1000ULL;
-                if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-                        its.it_value.tv_nsec = 1;
-        }
+        /* 0 would disarm: a deadline in the past fires at once. */
+        its.it_value.tv_sec = deadline / 1000000ULL;
+        its.it_value.tv_nsec = (deadline % 1000000ULL) * 1000ULL;
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+                its.it_value.tv_nsec = 1;
         if (timerfd_settime(loop->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
                 return -errno;
         loop->timer_armed_for = deadline;

@@ -83,6 +83,36 @@ static void test_disarm_and_rearm(void **state) {
         loop_timer_disarm(loop, &a.timer);
 }
 
+/* A timerfd left set for a timer that went away fires early: nothing runs
+ * then, and the timers still armed fire at their own deadlines. */
+static void test_early_wakeup_runs_nothing(void **state) {
+        _cleanup_(loop_freep) Loop *loop = NULL;
+        Record record = {};
+        TimerCase a = { .record = &record, .id = 1 }, b = { .record = &record, .id = 2 };
+        uint64_t now = loop_now(), fired;
+
+        assert_int_equal(loop_new(&loop), 0);
+        loop_timer_init(&a.timer, on_timer, &a);
+        loop_timer_init(&b.timer, on_timer, &b);
+        assert_int_equal(loop_timer_arm(loop, &a.timer, now + 5000), 0);
+        loop_timer_disarm(loop, &a.timer);
+        assert_int_equal(loop_timer_arm(loop, &b.timer, now + 40000), 0);
+        for (int i = 0; i < 4; i++)
+                assert_int_equal(loop_iterate(loop, 5), 0);
+        assert_true(loop_now() >= now + 5000);
+        assert_int_equal(record.n, 0);
+        run_until(loop, &record, 1);
+        fired = loop_now();
+        assert_int_equal(record.n, 1);
+        assert_int_equal(record.order[0], 2);
+        assert_true(fired >= now + 40000);
+        /* With nothing armed, the loop sleeps for its whole timeout. */
+        now = loop_now();
+        assert_int_equal(loop_iterate(loop, 20), 0);
+        assert_true(loop_now() >= now + 15000);
+        assert_int_equal(record.n, 1);
+}
+
 static void test_past_deadline_fires_at_once(void **state) {
         _cleanup_(loop_freep) Loop *loop = NULL;
         Record record = {};
@@ -168,6 +198,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_timers_fire_in_deadline_order),
                 cmocka_unit_test(test_disarm_and_rearm),
+                cmocka_unit_test(test_early_wakeup_runs_nothing),
                 cmocka_unit_test(test_past_deadline_fires_at_once),
                 cmocka_unit_test(test_removed_source_is_not_dispatched),
                 cmocka_unit_test(test_exit_code),
