@@ -24,20 +24,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-has() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi; }
-wait_for() {
-    tries=100
-    while [ "$tries" -gt 0 ]; do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    echo "timed out waiting for '$2' in $1:"; cat "$1"
-    return 1
-}
+. "$(dirname "$0")/../../tests/lib/checks.sh"
 
 cat > "$dir/bus.conf" <<EOF
 <busconfig>

@@ -27,26 +27,12 @@ failures=0
 pids=""
 
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-has() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi; }
-wait_for() {
-    tries=150
-    while [ "$tries" -gt 0 ]; do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    echo "timed out waiting for '$2' in $1:"; cat "$1" 2>/dev/null
-    return 1
-}
+. "$(dirname "$0")/../../tests/lib/checks.sh"
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null; done
     wait 2>/dev/null
 }
 trap cleanup EXIT
-load_rule() { printf '%s %s %s' "$1" "$2" "$3" > /sys/fs/smackfs/load2; }
 app() { label=$1; shift; timeout 20 "$helper" run "$label" "$build/mssf-demo-app" "$@" 2>&1; }
 
 mkdir -p "$lib"
@@ -87,11 +73,11 @@ EOF
     exec "$broker" --config-file="$root/bus.conf" --policy="$root/var/lib/mssf/policy.db" --nofork --print-address) \
     > "$root/bus.out" 2> "$root/bus.log" &
 pids="$pids $!"
-wait_for "$root/bus.out" unix: || exit 1
+wait_for "$root/bus.out" unix: 15 || exit 1
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$root/system_bus_socket
 timeout 120 "$helper" run calendar "$lib/mssf-demo-calendar" > "$root/calendar.out" 2>&1 &
 pids="$pids $!"
-wait_for "$root/calendar.out" "org.mssf.Calendar: ready" || exit 1
+wait_for "$root/calendar.out" "org.mssf.Calendar: ready" 15 || exit 1
 
 cal="org.mssf.Calendar /org/mssf/Calendar org.mssf.Calendar"
 # shellcheck disable=SC2086 # the step words are meant to split

@@ -29,30 +29,7 @@ pids=""
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
 [ -w /sys/fs/smackfs/load2 ] || { echo "smackfs not mounted"; exit 1; }
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-# check DESCRIPTION EXPECTED ACTUAL: exact comparison.
-check() {
-    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
-}
-# has DESCRIPTION ERE TEXT: TEXT has a line matching ERE.
-has() {
-    if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi
-}
-# lacks DESCRIPTION ERE TEXT: no line of TEXT matches ERE.
-lacks() {
-    if printf '%s\n' "$3" | grep -Eq -- "$2"; then not_ok "$1: /$2/ in: $3"; else ok "$1"; fi
-}
-# wait_for FILE ERE SECONDS: until FILE has a line matching ERE.
-wait_for() {
-    n=$(( $3 * 10 ))
-    while [ "$n" -gt 0 ]; do
-        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    return 1
-}
+. "$(dirname "$0")/../lib/checks.sh"
 # as LABEL CMD...: run CMD labelled LABEL without CAP_MAC_OVERRIDE/ADMIN.
 as() {
     label=$1
@@ -108,8 +85,6 @@ e2e_finish() {
     echo "# $failures failure(s)"
     [ "$failures" = 0 ]
 }
-
-load_rule() { printf '%s %s %s' "$1" "$2" "$3" > /sys/fs/smackfs/load2; }
 
 e2e_setup() {
     mkdir -p "$t/services"

@@ -26,20 +26,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-has() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi; }
-wait_for() {
-    n=100
-    while [ "$n" -gt 0 ]; do
-        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    echo "timed out waiting for /$2/ in $1:"; cat "$1"
-    return 1
-}
+. "$(dirname "$0")/../lib/checks.sh"
 
 out=$("$keyd" --check --state-dir "$dir/state" --tpm none 2>&1)
 has "--check: a software root, said to be the weaker mode" "^mssf-keyd: root key [0-9a-f]{16}: WEAKER MODE" "$out"

@@ -39,27 +39,12 @@ pids=""
 # seal with, without tpm2-tools no way to read the root back for the scan.
 command -v swtpm > /dev/null || { echo "SKIP: swtpm not installed (Debian package swtpm)"; exit 77; }
 command -v tpm2_unseal > /dev/null || { echo "SKIP: tpm2-tools not installed (Debian package tpm2-tools)"; exit 77; }
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-has() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi; }
-lacks() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then not_ok "$1: /$2/ in: $3"; else ok "$1"; fi; }
-wait_for() {
-    tries=200
-    while [ "$tries" -gt 0 ]; do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    echo "timed out waiting for '$2' in $1:"; cat "$1" 2>/dev/null
-    return 1
-}
+. "$(dirname "$0")/../lib/checks.sh"
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null; done
     wait 2>/dev/null
 }
 trap cleanup EXIT
-load_rule() { printf '%s %s %s' "$1" "$2" "$3" > /sys/fs/smackfs/load2; }
 n=0
 # crypto LABEL ARGS... < INPUT: mssf-crypto under LABEL, in this shell (not $(...): n counts the
 # replies, each kept); $out is "rc=N" and its stderr, reply prints what it wrote.
@@ -121,7 +106,7 @@ EOF
     exec "$broker" --config-file="$root/bus.conf" --policy="$root/var/lib/mssf/policy.db" --nofork --print-address) \
     > "$root/bus.out" 2> "$root/bus.log" &
 pids="$pids $!"
-wait_for "$root/bus.out" unix: || exit 1
+wait_for "$root/bus.out" unix: 20 || exit 1
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$root/system_bus_socket
 
 # The TPM, and the service's state directory: labelled as the service,
@@ -146,7 +131,7 @@ start_keyd() {
         --tpm required --address "$DBUS_SYSTEM_BUS_ADDRESS" > "$root/keyd.out" 2> "$root/keyd.err" &
     keyd_pid=$!
     pids="$pids $keyd_pid"
-    wait_for "$root/keyd.out" "ready as" || { cat "$root/keyd.err"; exit 1; }
+    wait_for "$root/keyd.out" "ready as" 20 || { cat "$root/keyd.err"; exit 1; }
 }
 start_keyd
 has "the service starts in TPM mode, ready" "mode tpm, state ready" "$(cat "$root/keyd.out")"
@@ -353,13 +338,13 @@ EOF
 (echo System > /proc/self/attr/current && exec dbus-daemon --config-file="$root/plain-bus.conf" --nofork --print-address) \
     > "$root/plain-bus.out" 2>&1 &
 pids="$pids $!"
-wait_for "$root/plain-bus.out" unix: || exit 1
+wait_for "$root/plain-bus.out" unix: 20 || exit 1
 mkdir -p "$root/plain-state"
 "$helper" setxattr "$root/plain-state" security.SMACK64 mssf-keyd
 timeout 60 "$helper" exec "$root/usr/libexec/mssf-keyd" --state-dir "$root/plain-state" --tpm none \
     --address "unix:path=$root/plain_bus_socket" > "$root/plain-keyd.out" 2> "$root/plain-keyd.err" &
 pids="$pids $!"
-wait_for "$root/plain-keyd.out" "ready as" || exit 1
+wait_for "$root/plain-keyd.out" "ready as" 20 || exit 1
 has "on dbus-daemon the service says it is not mediated" "state Unmediated" "$(cat "$root/plain-keyd.out")"
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$root/plain_bus_socket
 crypto keyd-app-a encrypt < "$root/a.plain"

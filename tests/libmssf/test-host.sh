@@ -30,22 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-# has DESCRIPTION ERE TEXT
-has() {
-    if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi
-}
-wait_for() {
-    n=100
-    while [ "$n" -gt 0 ]; do
-        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    echo "timed out waiting for /$2/ in $1:"; cat "$1"
-    return 1
-}
+. "$(dirname "$0")/../lib/checks.sh"
 
 # A system bus as Debian's system.conf sets it up, listening in $dir.
 # $1: the config file, $2: extra XML inside <busconfig>.

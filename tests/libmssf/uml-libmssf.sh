@@ -34,26 +34,12 @@ pids=""
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
 [ -w /sys/fs/smackfs/load2 ] || { echo "smackfs not mounted"; exit 1; }
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi; }
-has() { if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi; }
-wait_for() {
-    n=$(( $3 * 10 ))
-    while [ "$n" -gt 0 ]; do
-        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    echo "timed out waiting for /$2/ in $1:"; cat "$1" 2>/dev/null
-    return 1
-}
+. "$(dirname "$0")/../lib/checks.sh"
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null; done
     wait 2>/dev/null
 }
 trap cleanup EXIT
-load_rule() { printf '%s %s %s' "$1" "$2" "$3" > /sys/fs/smackfs/load2; }
 as() { label=$1; shift; timeout 20 "$helper" run "$label" "$@" 2>&1; }
 # ask LABEL DEST METHOD ARGS...: the probe's (held, error) answer, as gdbus prints it.
 ask() {

@@ -30,21 +30,7 @@ pids=""
 [ "${UML_GUEST:-}" = 1 ] || { echo "not inside uml-run"; exit 1; }
 [ -w /sys/fs/smackfs/load2 ] || { echo "smackfs not mounted"; exit 1; }
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-has() {
-    if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1: no /$2/ in: $3"; fi
-}
-wait_for() {
-    n=$(( $3 * 10 ))
-    while [ "$n" -gt 0 ]; do
-        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    return 1
-}
-load_rule() { printf '%s %s %s' "$1" "$2" "$3" > /sys/fs/smackfs/load2; }
+. "$(dirname "$0")/../lib/checks.sh"
 # as LABEL UID CMD...: labelled, that uid and gid, no MAC capabilities.
 as() {
     label=$1 uid=$2
