@@ -407,43 +407,52 @@ static bool driver_method_visible(const DriverMethod *method, bool canonical) {
         return canonical || !method->canonical_path_only || strcmp(method->interface, DRIVER_INTERFACE) == 0;
 }
 
+/* The member first: it tells most entries apart at its first character,
+ * where the interface is the same long string for most of them. */
 static const DriverMethod *driver_find_in(const DriverMethod *table, size_t n, const char *interface,
-                                          const char *member, bool canonical, bool *found_interface) {
-        for (size_t i = 0; i < n; i++) {
-                if (interface && strcmp(table[i].interface, interface) != 0)
-                        continue;
-                if (!driver_method_visible(&table[i], canonical))
-                        continue;
-                *found_interface = true;
-                if (strcmp(table[i].member, member) == 0)
+                                          const char *member, bool canonical) {
+        for (size_t i = 0; i < n; i++)
+                if (table[i].member[0] == member[0] && strcmp(table[i].member, member) == 0 &&
+                    (!interface || strcmp(table[i].interface, interface) == 0) &&
+                    driver_method_visible(&table[i], canonical))
                         return &table[i];
-        }
         return NULL;
 }
 
+/* Whether some method of the interface is visible here (NULL: any is). */
+static bool driver_has_interface(const DriverMethod *table, size_t n, const char *interface, bool canonical) {
+        for (size_t i = 0; i < n; i++)
+                if ((!interface || strcmp(table[i].interface, interface) == 0) &&
+                    driver_method_visible(&table[i], canonical))
+                        return true;
+        return false;
+}
+
+/* The method, or NULL; then *found_interface says whether the interface is known here. */
 static const DriverMethod *driver_find(const char *interface, const char *member, bool canonical,
                                        bool *found_interface) {
+        const struct {
+                const DriverMethod *table;
+                size_t n;
+        } tables[] = {
+                { driver_methods, ELEMENTSOF(driver_methods) },
+                { driver_names_methods, driver_n_names_methods },
+                { driver_match_methods, driver_n_match_methods },
+                { driver_info_methods, driver_n_info_methods },
+                { driver_stats_methods, driver_n_stats_methods },
+                { driver_mssf_methods, driver_n_mssf_methods },
+        };
         const DriverMethod *method;
 
         *found_interface = false;
-        method = driver_find_in(driver_methods, ELEMENTSOF(driver_methods), interface, member, canonical,
-                                found_interface);
-        if (!method)
-                method = driver_find_in(driver_names_methods, driver_n_names_methods, interface,
-                                        member, canonical, found_interface);
-        if (!method)
-                method = driver_find_in(driver_match_methods, driver_n_match_methods, interface,
-                                        member, canonical, found_interface);
-        if (!method)
-                method = driver_find_in(driver_info_methods, driver_n_info_methods, interface,
-                                        member, canonical, found_interface);
-        if (!method)
-                method = driver_find_in(driver_stats_methods, driver_n_stats_methods, interface,
-                                        member, canonical, found_interface);
-        if (!method)
-                method = driver_find_in(driver_mssf_methods, driver_n_mssf_methods, interface,
-                                        member, canonical, found_interface);
-        return method;
+        for (size_t k = 0; k < ELEMENTSOF(tables); k++) {
+                method = driver_find_in(tables[k].table, tables[k].n, interface, member, canonical);
+                if (method)
+                        return method;
+        }
+        for (size_t k = 0; k < ELEMENTSOF(tables) && !*found_interface; k++)
+                *found_interface = driver_has_interface(tables[k].table, tables[k].n, interface, canonical);
+        return NULL;
 }
 
 static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
@@ -472,13 +481,14 @@ static int driver_call(Bus *bus, Peer *peer, Message *m, DriverError *error) {
 }
 
 int driver_dispatch(Bus *bus, Peer *peer, Message *m) {
-        DriverError error = {};
+        DriverError error;              /* a string: not all its 512 bytes cleared per call */
         int r;
 
         if (bus_is_activation_failure(m))
                 return bus_activation_systemd_failure(bus, peer, m);
         if (message_get_type(m) != MESSAGE_METHOD_CALL)
                 return 0;       /* other signals and replies to the bus go nowhere */
+        error.text[0] = '\0';
         r = driver_call(bus, peer, m, &error);
         if (r <= 0)
                 return r;
