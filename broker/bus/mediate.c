@@ -41,6 +41,14 @@
 /* At most 50 denial lines per 10 s, then one line saying how many were held back. */
 static RateLimit denial_log = RATELIMIT_INIT(10ull * 1000 * 1000, 50);
 
+/* Allowed, with nothing needed and no text: the verdict's 1.3 KiB text is a
+ * string, cleared by its first byte rather than per message in full. */
+static void verdict_clear(MediateVerdict *verdict) {
+        verdict->error = 0;
+        verdict->text[0] = '\0';
+        verdict->needs = (MediationNeeds) {};
+}
+
 static SecurityPeer *security_of(const Peer *peer) {
         return peer ? (SecurityPeer *) &peer->security : NULL;
 }
@@ -210,7 +218,7 @@ int mediate_message(const Peer *sender, const Peer *receiver, Message *m, Mediat
         const Peer *any = sender ? sender : receiver;
         SecurityVerdict v;
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!any || !any->bus->security) {
                 ret_verdict->needs.known = true;        /* no policy: nothing is needed */
                 return 0;
@@ -244,7 +252,7 @@ int mediate_observer_reply(const Peer *sender, const Peer *observer, Message *m,
                            const MediationNeeds *reply_needs, MediateVerdict *ret_verdict) {
         SecurityVerdict v;
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!sender || !observer->bus->security || !is_reply(m))
                 return 0;
         if (security_check_observer_reply(observer->bus->security, security_of(observer), m, reply_needs,
@@ -258,7 +266,7 @@ int mediate_observer_reply(const Peer *sender, const Peer *observer, Message *m,
 int mediate_activation(const Peer *sender, const char *name, Message *m, MediateVerdict *ret_verdict) {
         SecurityVerdict v;
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!sender->bus->security)
                 return 0;
         if (security_check_activation(sender->bus->security, security_of(sender), name, m, &v) == 0)
@@ -270,7 +278,7 @@ int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict)
         SecurityVerdict v;
         int r;
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!peer->bus->security)
                 return 0;
         r = security_check_own(peer->bus->security, security_of(peer), name, &v);
@@ -287,7 +295,7 @@ int mediate_own(const Peer *peer, const char *name, MediateVerdict *ret_verdict)
 int mediate_monitor(const Peer *peer, MediateVerdict *ret_verdict) {
         char why[1024];
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!peer->bus->security || security_check_monitor(peer->bus->security, security_of(peer), why, sizeof(why)))
                 return 0;
         ret_verdict->error = BUS_ERROR_ACCESS_DENIED;
@@ -299,7 +307,7 @@ int mediate_monitor(const Peer *peer, MediateVerdict *ret_verdict) {
 int mediate_connect(const Peer *peer, MediateVerdict *ret_verdict) {
         char why[1024];
 
-        memset(ret_verdict, 0, sizeof(*ret_verdict));
+        verdict_clear(ret_verdict);
         if (!peer->bus->security)
                 return 0;
         /* As dbus-daemon: the groups NSS gives the uid, not the kernel's (peer.c looked them up). */
