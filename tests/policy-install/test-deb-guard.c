@@ -4,7 +4,8 @@
  * a package file, line by line (deb-contents.c: every line a package
  * could make tar print, and lines it cannot), the same through the real
  * dpkg-deb and tar on a .deb built here with names that try to confuse
- * the listing.
+ * the listing, and the files of the configuration dpkg's database says a
+ * package owns (dpkg-db.c: lists, symlinks on the way, diversions).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "deb-contents.h"
+#include "dpkg-db.h"
 #include "spawn.h"
 #include "tool-fixture.h"
 
@@ -157,10 +159,74 @@ static void test_read_deb(void **state) {
         tool_fixture_free(f);
 }
 
+static void assert_owned(const DpkgGuardedFile *files, size_t n, const char *path, const char *owner,
+                         const char *lister) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(files[i].path, path) == 0 && strcmp(files[i].owner, owner) == 0 &&
+                    strcmp(files[i].lister, lister) == 0)
+                        return;
+        fail_msg("%s is not found as %s's (listed by %s)", path, owner, lister);
+}
+
+/* dpkg's database in a scratch root: what it says a package put in the configuration. */
+static void test_guarded_files(void **state) {
+        ToolFixture *f = tool_fixture_new("mssf-dpkg-guard");
+        _cleanup_free_ char *admindir = fileio_join(f->root, "var/lib/dpkg");
+        _cleanup_(dpkg_db_freep) DpkgDb *db = NULL;
+        DpkgGuardedFile *files = NULL;
+        char *error = NULL;
+        size_t n = 0;
+        int root_fd;
+
+        file_at(f, "etc/mssf/device-policy.conf", "origin system *\n");
+        file_at(f, "etc/mssf/repositories.conf", "");
+        file_at(f, "etc/mssf/unowned.conf", "");
+        file_at(f, "etc/smack/accesses.d/store-rules", "a b rwx\n");
+        file_at(f, "etc/mssf/diverted.conf", "");
+        file_at(f, "etc/other.conf", "");
+        file_at(f, "usr/share/doc/x", "");
+        root_fd = open(f->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        assert_true(root_fd >= 0);
+        assert_int_equal(mkdirat(root_fd, "usr/lib", 0755), 0);
+        assert_int_equal(symlinkat("../../etc/mssf", root_fd, "usr/lib/sneaky"), 0);
+        /* Directories and files elsewhere are no one's concern. */
+        file_at(f, "var/lib/dpkg/info/mssf-policy.list", "/etc\n/etc/mssf\n/etc/smack\n"
+                "/etc/smack/accesses.d\n/usr/share/doc/x\n");
+        file_at(f, "var/lib/dpkg/info/honest.list", "/etc/other.conf\n/etc/mssf/gone.conf\n");
+        /* Named plainly, without the leading slash's normal form, and through a link. */
+        file_at(f, "var/lib/dpkg/info/store-app.list", "/etc/smack/accesses.d/store-rules\n");
+        file_at(f, "var/lib/dpkg/info/evil:amd64.list", "/usr/lib/sneaky/device-policy.conf\n"
+                "/etc//mssf/./repositories.conf\n");
+        /* A package whose file another package's diversion put there. */
+        file_at(f, "var/lib/dpkg/info/diverted.list", "/usr/share/diverted.conf\n");
+        file_at(f, "var/lib/dpkg/info/local.list", "/usr/share/local.conf\n");
+        file_at(f, "var/lib/dpkg/diversions",
+                "/usr/share/diverted.conf\n/etc/mssf/diverted.conf\ndiverter\n"
+                "/usr/share/local.conf\n/etc/mssf/unowned.conf\n:\n");
+        assert_int_equal(dpkg_db_new(admindir, &db), 0);
+        assert_int_equal(dpkg_db_guarded_files(db, root_fd, &files, &n, &error), 0);
+        assert_null(error);
+        assert_int_equal(n, 4);
+        assert_owned(files, n, "/etc/smack/accesses.d/store-rules", "store-app", "store-app");
+        assert_owned(files, n, "/etc/mssf/device-policy.conf", "evil", "evil");
+        assert_owned(files, n, "/etc/mssf/repositories.conf", "evil", "evil");
+        assert_owned(files, n, "/etc/mssf/diverted.conf", "diverter", "diverted");
+        dpkg_guarded_files_free(files, n);
+        /* A line whose way cannot be followed is an error naming it, not a file skipped. */
+        assert_int_equal(symlinkat("loop", root_fd, "loop"), 0);
+        file_at(f, "var/lib/dpkg/info/loopy.list", "/loop/x\n");
+        assert_int_equal(dpkg_db_guarded_files(db, root_fd, &files, &n, &error), -ELOOP);
+        assert_non_null(strstr(error, "loopy.list, line /loop/x"));
+        free(error);
+        close(root_fd);
+        tool_fixture_free(f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_line),
                 cmocka_unit_test(test_read_deb),
+                cmocka_unit_test(test_guarded_files),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
