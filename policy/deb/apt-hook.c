@@ -21,16 +21,39 @@
  * `dpkg configure` reads as the unknown origin. A repositories.conf that
  * does not parse stops apt, with file:line, rather than installing
  * packages with origins nobody meant.
+ *
+ * The device's own configuration. /etc/mssf and /etc/smack/accesses.d
+ * (guarded.h) decide every package's origin and grants, and dpkg lets a
+ * package's file replace one there that no package owns. So every file
+ * apt is about to unpack, with a manifest or without, is listed (the real
+ * dpkg-deb and tar: deb-contents.c), and one that would put a
+ * non-directory there (by its name, or through the symlinks already on
+ * the system), ships a symlink that leads there, or names a member with
+ * "..", stops apt before dpkg unpacks anything, unless its origin is the
+ * most trusted one: the Mssf-Origin of repositories.conf's first
+ * paragraph, as rpm's plugin trusts the first paragraph of
+ * rpm-origins.conf. Such a package must carry a manifest, so that dpkg
+ * configure registers the origin that `mssf-policy dpkg` checks the same
+ * files against at every compile (dpkg-guard.c): without one it is
+ * refused whatever its origin. Nothing is recorded when anything is
+ * refused: apt stops, and no record waits for a dpkg run that never
+ * comes.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "apt-hook.h"
 #include "apt-lists.h"
 #include "apt-record.h"
+#include "deb-contents.h"
+#include "guarded.h"
 #include "manifest.h"
 #include "context.h"
 #include "repositories.h"
@@ -40,12 +63,16 @@
 #define HOOK_INPUT_MAX (64u << 20)
 #define AEGIS_MEMBER "usr/share/mssf/aegis/"
 
-/* A package file apt is about to unpack that ships a manifest. */
+/* A package file apt is about to unpack (kept when it ships a manifest or guarded files). */
 typedef struct Candidate {
         char *package;
         char *version;
         char *architecture;
         char *deb;                      /* the .deb apt passed */
+        bool has_manifest;
+        /* (nullable) what it ships of the device's configuration, first
+         * found ("ships /etc/mssf/x"): only the most trusted origin may */
+        char *guarded;
         char deb_sha256[DIGEST_SHA256_HEX_SIZE];
         uint64_t deb_size;
         char manifest_sha256[DIGEST_SHA256_HEX_SIZE];
@@ -58,18 +85,23 @@ typedef struct Hook {
         size_t n_apt_options;
         Candidate *candidates;
         size_t n_candidates;
+        int root_fd;                    /* O_PATH: the system dpkg will unpack into */
 } Hook;
+
+static void candidate_clear(Candidate *cand) {
+        free(cand->package);
+        free(cand->version);
+        free(cand->architecture);
+        free(cand->deb);
+        free(cand->guarded);
+}
 
 static void hook_clear(Hook *h) {
         for (size_t i = 0; i < h->n_apt_options; i++)
                 free(h->apt_options[i]);
         free(h->apt_options);
-        for (size_t i = 0; i < h->n_candidates; i++) {
-                free(h->candidates[i].package);
-                free(h->candidates[i].version);
-                free(h->candidates[i].architecture);
-                free(h->candidates[i].deb);
-        }
+        for (size_t i = 0; i < h->n_candidates; i++)
+                candidate_clear(&h->candidates[i]);
         free(h->candidates);
 }
 
@@ -248,31 +280,127 @@ static int hash_manifest(Hook *h, Candidate *cand) {
         return digest_sha256_file(cand->deb, cand->deb_sha256, &cand->deb_size);
 }
 
-/* Keep the candidates that ship a manifest, hashed. */
-static int find_manifests(Hook *h) {
+enum {
+        INSPECT_FOUND = 100,            /* a member of the device's configuration: the walk stops */
+};
+
+/* What one package file would put where, as far as the device's configuration goes. */
+typedef struct Inspection {
+        int root_fd;                    /* the system dpkg will unpack into */
+        char *finding;                  /* (owned, nullable) what it ships there, first found */
+} Inspection;
+
+static int found(Inspection *in, const char *format, ...) _printf_(2, 3);
+static int found(Inspection *in, const char *format, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, format);
+        r = vasprintf(&in->finding, format, ap);
+        va_end(ap);
+        if (r < 0) {
+                in->finding = NULL;
+                return -ENOMEM;
+        }
+        return INSPECT_FOUND;
+}
+
+/*
+ * One member: where it lands once the symlinks already on the system are
+ * followed (dpkg follows them for the directories it unpacks into), and
+ * for a symlink, where it would lead.
+ */
+static int inspect_entry(const DebEntry *entry, void *userdata) {
+        Inspection *in = userdata;
+        _cleanup_free_ char *name = NULL, *where = NULL, *from = NULL, *lead = NULL;
+        int r;
+
+        r = guarded_normalize(entry->name, &name);
+        if (r == GUARDED_E_DOTDOT)
+                return found(in, "ships the member \"%s\", whose \"..\" could lead anywhere, "
+                             "the device's MSSF configuration included", entry->name);
+        if (r < 0)
+                return r;
+        r = guarded_resolve(in->root_fd, name, false, &where);
+        if (r < 0)
+                return r;
+        if (entry->type != 'd' && guarded_path(where))
+                return strcmp(name, where) == 0 ? found(in, "ships %s", name) :
+                       found(in, "ships %s, which lands at %s through the symlinks on this system",
+                             name, where);
+        if (entry->type != 'l')
+                return 0;
+        if (entry->target[0] == '/')
+                from = strdup(entry->target);
+        else if (asprintf(&from, "%.*s/%s", (int) (strrchr(where, '/') - where), where,
+                          entry->target) < 0)
+                from = NULL;
+        if (!from)
+                return -ENOMEM;
+        r = guarded_resolve(in->root_fd, from, true, &lead);
+        if (r < 0)
+                return r;
+        if (guarded_reaches(lead))
+                return found(in, "ships the symlink %s -> %s, which leads to %s", name,
+                             entry->target, lead);
+        return 0;
+}
+
+/* List cand's members: 0 (cand->guarded set when it ships any), or TOOL_E_INVALID (diagnosed). */
+static int inspect(Hook *h, Candidate *cand) {
+        _cleanup_free_ char *error = NULL;
+        Inspection in = { .root_fd = h->root_fd };
+        int r = deb_contents_read(cand->deb, inspect_entry, &in, &error);
+
+        if (r == INSPECT_FOUND) {
+                cand->guarded = TAKE_PTR(in.finding);
+                return 0;
+        }
+        free(in.finding);
+        if (r == 0)
+                return 0;
+        diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
+                        "apt-hook: cannot list what package %s would unpack (%s): refused, since "
+                        "it might ship the device's MSSF configuration (/etc/mssf, "
+                        "/etc/smack/accesses.d); nothing was unpacked", cand->package,
+                        r < 0 ? strerror(-r) : error ? error : "?");
+        return TOOL_E_INVALID;
+}
+
+/*
+ * Keep the candidates that ship a manifest (hashed) or files of the
+ * device's configuration. Every file is listed, so that one run reports
+ * every refusal: TOOL_E_INVALID when any file cannot be read.
+ */
+static int inspect_all(Hook *h) {
         size_t kept = 0;
+        int failed = 0;
 
         for (size_t i = 0; i < h->n_candidates; i++) {
                 Candidate *cand = &h->candidates[i];
-                int r = manifest_valid_package_label(cand->package) ? hash_manifest(h, cand) : 1;
+                int r = inspect(h, cand);
 
+                if (r == 0 && !failed)
+                        r = manifest_valid_package_label(cand->package) ? hash_manifest(h, cand) : 1;
+                else if (r == 0)
+                        r = 1;          /* no need to hash what will not be recorded */
+                else
+                        failed = r;
                 if (r < 0) {
                         diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
                                         "apt-hook: cannot read this package file: %s",
                                         strerror(-r));
-                        return TOOL_E_INVALID;
+                        failed = TOOL_E_INVALID;
                 }
-                if (r == 0) {
+                cand->has_manifest = r == 0;
+                if (cand->has_manifest || cand->guarded) {
                         h->candidates[kept++] = *cand;
                         continue;
                 }
-                free(cand->package);
-                free(cand->version);
-                free(cand->architecture);
-                free(cand->deb);
+                candidate_clear(cand);
         }
         h->n_candidates = kept;
-        return 0;
+        return failed;
 }
 
 /* The first repository of the map that one of the indexes listing the file satisfies. */
@@ -338,15 +466,78 @@ static int record(Hook *h, const Candidate *cand, const Verdict *v) {
         return 0;
 }
 
-/* Which repositories list each candidate, then what the map makes of them. */
+/*
+ * The candidates that ship the device's configuration: refused, each with
+ * a diagnostic, unless they carry a manifest and their origin is the most
+ * trusted, the first paragraph's. 0 or TOOL_E_INVALID.
+ */
+static int refuse_guarded(Hook *h, const Repositories *repos, const Verdict *verdicts) {
+        const char *trusted = repos->n_items > 0 ? repos->items[0].mssf_origin : NULL;
+        int r = 0;
+
+        for (size_t i = 0; i < h->n_candidates; i++) {
+                const Candidate *cand = &h->candidates[i];
+                const Verdict *v = &verdicts[i];
+                const char *origin = v->repository ? v->repository->mssf_origin : NULL;
+                _cleanup_free_ char *its = NULL;
+
+                if (!cand->guarded || (cand->has_manifest && trusted && origin &&
+                                       strcmp(origin, trusted) == 0))
+                        continue;
+                r = TOOL_E_INVALID;
+                if (!cand->has_manifest) {
+                        diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
+                                        "apt-hook: package %s %s %s, the device's MSSF "
+                                        "configuration (/etc/mssf and /etc/smack/accesses.d "
+                                        "decide every package's origin and grants): a package "
+                                        "that ships it must come from the most trusted origin "
+                                        "and carry an MSSF manifest (an empty <aegis/> will do), "
+                                        "so that its origin is registered, and this one has "
+                                        "none; refused before dpkg unpacks anything",
+                                        cand->package, cand->version, cand->guarded);
+                        continue;
+                }
+                if (origin && asprintf(&its, "%s (%s / %s)", origin, v->origin, v->label) < 0)
+                        return -ENOMEM;
+                diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
+                                "apt-hook: package %s %s %s, the device's MSSF configuration "
+                                "(/etc/mssf and /etc/smack/accesses.d decide every package's "
+                                "origin and grants): only a package of the most trusted origin "
+                                "may%s%s%s, and its origin is %s; refused before dpkg unpacks "
+                                "anything", cand->package, cand->version, cand->guarded,
+                                trusted ? " (" : " (none: ", trusted ? trusted : h->c->paths.repositories,
+                                trusted ? ", the first paragraph of repositories.conf)" :
+                                " maps no repository)",
+                                its ? its : "the unknown one (no repository that repositories.conf "
+                                "maps lists this file)");
+        }
+        return r;
+}
+
+static void verdicts_free(Verdict *verdicts, size_t n) {
+        for (size_t i = 0; verdicts && i < n; i++) {
+                free(verdicts[i].origin);
+                free(verdicts[i].label);
+        }
+        free(verdicts);
+}
+
+/*
+ * Which repositories list each candidate, then what the map makes of
+ * them; the device's configuration refused; then the records, none if
+ * anything was refused.
+ */
 static int decide_all(Hook *h, const Repositories *repos) {
         _cleanup_(apt_indexes_freep) AptIndexes *indexes = NULL;
         _cleanup_free_ AptWanted *wanted = calloc(h->n_candidates, sizeof(AptWanted));
+        Verdict *verdicts = calloc(h->n_candidates, sizeof(Verdict));
         _cleanup_free_ char *error = NULL;
         int r = 0;
 
-        if (!wanted)
+        if (!wanted || !verdicts) {
+                free(verdicts);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < h->n_candidates; i++)
                 wanted[i] = (AptWanted) {
                         .package = h->candidates[i].package,
@@ -360,18 +551,18 @@ static int decide_all(Hook *h, const Repositories *repos) {
                 for (size_t x = 0; r == 0 && x < indexes->n_items; x++)
                         r = apt_index_scan(&indexes->items[x], x, wanted, h->n_candidates, &error);
         }
-        for (size_t i = 0; r == 0 && i < h->n_candidates; i++) {
-                Verdict v = {};
-
-                if (indexes)
-                        r = judge(h, repos, indexes, &wanted[i], &v);
-                if (r == 0)
-                        r = record(h, &h->candidates[i], &v);
-                free(v.origin);
-                free(v.label);
-        }
+        /* A file without a manifest was not hashed: nothing can vouch for it, nor need to. */
+        for (size_t i = 0; r == 0 && indexes && i < h->n_candidates; i++)
+                if (h->candidates[i].has_manifest)
+                        r = judge(h, repos, indexes, &wanted[i], &verdicts[i]);
+        if (r == 0)
+                r = refuse_guarded(h, repos, verdicts);
+        for (size_t i = 0; r == 0 && i < h->n_candidates; i++)
+                if (h->candidates[i].has_manifest)
+                        r = record(h, &h->candidates[i], &verdicts[i]);
         for (size_t i = 0; i < h->n_candidates; i++)
                 free(wanted[i].matches);
+        verdicts_free(verdicts, h->n_candidates);
         if (r < 0 && error)
                 return hook_error(h, error);
         return r;
@@ -380,10 +571,14 @@ static int decide_all(Hook *h, const Repositories *repos) {
 int tool_apt_hook(ToolContext *c, FILE *input) {
         _cleanup_(repositories_freep) Repositories *repos = NULL;
         _cleanup_free_ char *text = calloc(1, HOOK_INPUT_MAX + 1);
-        Hook h = { .c = c };
+        _cleanup_close_ int root_fd = open(c->paths.root ? c->paths.root : "/",
+                                           O_PATH | O_DIRECTORY | O_CLOEXEC);
+        Hook h = { .c = c, .root_fd = root_fd };
         size_t size;
         int r;
 
+        if (root_fd < 0)
+                return -errno;
         if (!text)
                 return -ENOMEM;
         /* All of it: apt must not block on a pipe nobody reads. */
@@ -394,7 +589,7 @@ int tool_apt_hook(ToolContext *c, FILE *input) {
                 return hook_error(&h, "apt's input is larger than 64 MiB or not text");
         r = parse_input(&h, text);
         if (r == 0)
-                r = find_manifests(&h);
+                r = inspect_all(&h);
         if (r == 0 && h.n_candidates > 0) {
                 r = repositories_load(c->paths.repositories, c->diag, &repos);
                 if (r == REPOSITORIES_E_INVALID)

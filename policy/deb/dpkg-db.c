@@ -19,16 +19,19 @@
  * Nothing here is cached between calls: one install asks once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "digest.h"
 #include "dpkg-db.h"
 #include "fileio.h"
+#include "guarded.h"
 #include "safe-root.h"
 #include "strmap.h"
 
@@ -455,6 +458,199 @@ static int dpkg_check_contents(const PackageDb *base, const char *package,
                                 "package's): refusing to record it as the reference for IMA; "
                                 "reinstall the package", names[i]);
         }
+        return 0;
+}
+
+/* ---- the device's configuration ------------------------------------------ */
+
+typedef struct Diversion {
+        char *from, *to, *by;
+} Diversion;
+
+typedef struct GuardScan {
+        int root_fd;
+        const char *lister;             /* whose list is read */
+        StrMap diverted;                /* "from" -> its Diversion */
+        Diversion *diversions;
+        size_t n_diversions;
+        char *dir, *dir_resolved;       /* the last directory resolved, which the next line likely shares */
+        DpkgGuardedFile *files;
+        size_t n_files;
+        char *failed;                   /* (nullable) the line that could not be resolved */
+} GuardScan;
+
+static void guard_scan_clear(GuardScan *scan) {
+        for (size_t i = 0; i < scan->n_diversions; i++) {
+                free(scan->diversions[i].from);
+                free(scan->diversions[i].to);
+                free(scan->diversions[i].by);
+        }
+        free(scan->diversions);
+        strmap_deinit(&scan->diverted);
+        free(scan->dir);
+        free(scan->dir_resolved);
+}
+
+void dpkg_guarded_files_free(DpkgGuardedFile *files, size_t n) {
+        for (size_t i = 0; files && i < n; i++) {
+                free(files[i].path);
+                free(files[i].owner);
+                free(files[i].listed);
+                free(files[i].lister);
+        }
+        free(files);
+}
+
+/* ADMINDIR/diversions as triplets, "from" indexed. */
+static int read_diversions(const DpkgDb *db, GuardScan *scan) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        char *lines[3];
+        size_t size = 0, n = 0;
+        int r;
+
+        if (asprintf(&path, "%s/diversions", db->admindir) < 0)
+                return -ENOMEM;
+        r = fileio_read(path, &text, &size);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (char *line = text, *end; line < text + size; line = end + 1) {
+                Diversion *grown;
+
+                end = memchr(line, '\n', (size_t) (text + size - line));
+                if (!end)
+                        end = text + size;
+                *end = '\0';
+                lines[n++] = line;
+                if (n < 3)
+                        continue;
+                n = 0;
+                grown = reallocarray(scan->diversions, scan->n_diversions + 1, sizeof(Diversion));
+                if (!grown)
+                        return -ENOMEM;
+                scan->diversions = grown;
+                grown[scan->n_diversions++] = (Diversion) {
+                        .from = strdup(lines[0]), .to = strdup(lines[1]), .by = strdup(lines[2]),
+                };
+                if (!grown[scan->n_diversions - 1].from || !grown[scan->n_diversions - 1].to ||
+                    !grown[scan->n_diversions - 1].by)
+                        return -ENOMEM;
+        }
+        if (n != 0)
+                return -EBADMSG;
+        /* The array is complete: its strings stay where they are as keys. */
+        for (size_t i = 0; i < scan->n_diversions; i++) {
+                r = strmap_put(&scan->diverted, scan->diversions[i].from, &scan->diversions[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Where path is in the root: its directory resolved (cached for the next line), its name as it is. */
+static int locate(GuardScan *scan, const char *path, char **ret) {
+        _cleanup_free_ char *normal = NULL;
+        const char *slash = strrchr(path, '/');
+        int r;
+
+        r = guarded_normalize(path, &normal);
+        if (r != 0 || strcmp(normal, path) != 0 || strcmp(path, "/") == 0)
+                return r < 0 ? r : guarded_resolve(scan->root_fd, path, false, ret);
+        if (!scan->dir || strlen(scan->dir) != (size_t) (slash - path) ||
+            strncmp(scan->dir, path, (size_t) (slash - path)) != 0) {
+                free(scan->dir);
+                scan->dir = strndup(path, (size_t) (slash - path));
+                free(scan->dir_resolved);
+                scan->dir_resolved = NULL;
+                if (!scan->dir)
+                        return -ENOMEM;
+                r = guarded_resolve(scan->root_fd, scan->dir[0] ? scan->dir : "/", true,
+                                    &scan->dir_resolved);
+                if (r < 0) {
+                        free(scan->dir);
+                        scan->dir = NULL;
+                        return r;
+                }
+        }
+        if (asprintf(ret, "%s%s", strcmp(scan->dir_resolved, "/") == 0 ? "" : scan->dir_resolved,
+                     slash) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int scan_guarded_line(char *line, void *userdata) {
+        GuardScan *scan = userdata;
+        const Diversion *diversion = strmap_get(&scan->diverted, line);
+        const char *owner = scan->lister, *at = line;
+        _cleanup_free_ char *where = NULL;
+        DpkgGuardedFile *grown;
+        struct stat st;
+        int r;
+
+        if (line[0] != '/')
+                return 0;               /* dpkg writes absolute paths: this names no file */
+        if (diversion && strcmp(diversion->by, scan->lister) != 0) {
+                if (strcmp(diversion->by, ":") == 0)
+                        return 0;       /* the administrator's */
+                owner = diversion->by;
+                at = diversion->to;
+        }
+        r = locate(scan, at, &where);
+        if (r < 0) {
+                scan->failed = strdup(line);
+                return r;
+        }
+        if (!guarded_path(where))
+                return 0;
+        if (fstatat(scan->root_fd, where + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        if (S_ISDIR(st.st_mode))
+                return 0;
+        grown = reallocarray(scan->files, scan->n_files + 1, sizeof(DpkgGuardedFile));
+        if (!grown)
+                return -ENOMEM;
+        scan->files = grown;
+        grown[scan->n_files] = (DpkgGuardedFile) {
+                .path = TAKE_PTR(where), .owner = strdup(owner), .listed = strdup(line),
+                .lister = strdup(scan->lister),
+        };
+        scan->n_files++;
+        return grown[scan->n_files - 1].owner && grown[scan->n_files - 1].listed &&
+               grown[scan->n_files - 1].lister ? 0 : -ENOMEM;
+}
+
+int dpkg_db_guarded_files(const DpkgDb *db, int root_fd, DpkgGuardedFile **ret, size_t *ret_n,
+                          char **ret_error) {
+        GuardScan scan = { .root_fd = root_fd };
+        glob_t g = {};
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        r = read_diversions(db, &scan);
+        if (r >= 0)
+                r = list_files(db, &g);
+        for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) {
+                _cleanup_free_ char *lister = list_package(g.gl_pathv[i]);
+
+                if (!lister) {
+                        r = -ENOMEM;
+                        break;
+                }
+                scan.lister = lister;
+                r = for_each_line(g.gl_pathv[i], scan_guarded_line, &scan);
+                if (r < 0 && scan.failed && ret_error &&
+                    asprintf(ret_error, "%s, line %s", g.gl_pathv[i], scan.failed) < 0)
+                        *ret_error = NULL;
+        }
+        globfree(&g);
+        free(scan.failed);
+        guard_scan_clear(&scan);
+        if (r < 0) {
+                dpkg_guarded_files_free(scan.files, scan.n_files);
+                return r;
+        }
+        *ret = scan.files;
+        *ret_n = scan.n_files;
         return 0;
 }
 

@@ -24,6 +24,14 @@
  * the ones apt verified) gets the unknown origin, which the built-in
  * device policy grants nothing. docs/packaging.md has the threat model.
  *
+ * The device's configuration. Before configure, remove or the trigger
+ * changes anything, dpkg-guard.c checks that every file of /etc/mssf and
+ * /etc/smack/accesses.d a package owns is owned by a package of the most
+ * trusted origin, each owner's origin decided here as its configure would
+ * decide it (a package being unpacked by the same dpkg run included): a
+ * .deb given to dpkg -i never met apt's hook, and dpkg has already put
+ * its files in place. Refused, nothing changes.
+ *
  * Batching. A dpkg run that configures many packages must compile and
  * reload once: configure and remove change labels, rule files and kernel
  * rules at once (a service started by the same postinst must run with its
@@ -43,6 +51,7 @@
 
 #include "apt-record.h"
 #include "dpkg-db.h"
+#include "dpkg-guard.h"
 #include "dpkg.h"
 #include "fileio.h"
 #include "install-plan.h"
@@ -73,9 +82,9 @@ static const char *shipped_file_problem(int fd, struct stat *st) {
         return NULL;
 }
 
-/* AEGIS_DIR/PACKAGE.aegis: a regular file (no symlink), bounded. */
-static int read_shipped(ToolContext *c, const char *package, char **ret_path, char **ret_data,
-                        size_t *ret_size) {
+/* AEGIS_DIR/PACKAGE.aegis: a regular file (no symlink), bounded (why not: into diag, nullable). */
+static int read_shipped(ToolContext *c, Diagnostics *diag, const char *package, char **ret_path,
+                        char **ret_data, size_t *ret_size) {
         _cleanup_free_ char *name = NULL, *path = NULL, *data = NULL;
         _cleanup_close_ int fd = -1;
         const char *why;
@@ -87,7 +96,7 @@ static int read_shipped(ToolContext *c, const char *package, char **ret_path, ch
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
         why = shipped_file_problem(fd, &st);
         if (why) {
-                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0,
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0,
                                 "package %s ships no manifest here (%s): dh_mssf installs "
                                 "debian/%s.aegis as this file, a regular file of at most 1 MiB",
                                 package, why, package);
@@ -114,8 +123,9 @@ static int read_shipped(ToolContext *c, const char *package, char **ret_path, ch
         return 0;
 }
 
-/* The version and architecture dpkg has for package (as it is being configured). */
-static int query_dpkg(ToolContext *c, const char *package, char **ret_version, char **ret_arch) {
+/* The version and architecture dpkg has for package (as it is being configured; why not: into diag, nullable). */
+static int query_dpkg(ToolContext *c, Diagnostics *diag, const char *package, char **ret_version,
+                      char **ret_arch) {
         _cleanup_free_ char *admindir = NULL, *out = NULL, *err = NULL;
         char *argv[8];
         size_t n = 0;
@@ -133,8 +143,10 @@ static int query_dpkg(ToolContext *c, const char *package, char **ret_version, c
         argv[n++] = (char *) package;
         argv[n] = NULL;
         r = spawn_capture(argv, 4096, &out, NULL, &status, &err);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0 || status != 0 || !(newline = strchr(out, '\n')) || newline == out) {
-                diagnostics_add(c->diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
+                diagnostics_add(diag, DIAGNOSTIC_ERROR, NULL, 0, 0,
                                 "dpkg does not know package %s (dpkg-query: %s)", package,
                                 r < 0 ? strerror(-r) : err && *err ? err : "no answer");
                 return TOOL_E_INVALID;
@@ -231,6 +243,65 @@ static Decision decide(const AptRecord *record, const Registration *old, const c
                 .why_unknown = "apt did not install this file from a verified repository "
                                "(a .deb given to dpkg, or apt without mssf-policy's hook)",
         };
+}
+
+/* The package being configured, whose origin is already decided (dpkg_configure()). */
+typedef struct Configuring {
+        const char *package;
+        const Decision *decision;
+} Configuring;
+
+/*
+ * dpkg-guard.c's question: package's origin as its configure would decide
+ * it now, from the same record, registration and unpack. A package that
+ * ships no manifest, or that dpkg does not know, has the unknown origin.
+ */
+static int origin_now(ToolContext *c, const char *package, char **ret, void *userdata) {
+        const Configuring *configuring = userdata;
+        _cleanup_free_ char *version = NULL, *arch = NULL, *path = NULL, *data = NULL;
+        char sha256[DIGEST_SHA256_HEX_SIZE];
+        AptRecord record = {};
+        Registration reg = {};
+        Unpack unpack;
+        Decision d;
+        size_t size = 0;
+        int r;
+
+        *ret = NULL;
+        if (configuring && strcmp(package, configuring->package) == 0) {
+                d = *configuring->decision;
+                goto done;
+        }
+        r = query_dpkg(c, NULL, package, &version, &arch);
+        if (r == 0)
+                r = read_shipped(c, NULL, package, &path, &data, &size);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = digest_sha256_hex(data, size, sha256);
+        if (r == 0)
+                r = apt_record_read(&c->paths, package, &record);
+        if (r == APT_RECORD_E_INVALID)
+                r = 0;
+        if (r == 0)
+                r = installed_read_registration(&c->paths, package, &reg);
+        if (r == -EBADMSG)
+                r = 0;
+        if (r == 0)
+                r = read_unpack(c, package, &unpack);
+        if (r < 0) {
+                apt_record_clear(&record);
+                registration_clear(&reg);
+                return r;
+        }
+        d = decide(&record, &reg, version, arch, sha256, &unpack);
+done:
+        if (d.origin && !(*ret = strdup(d.origin)))
+                r = -ENOMEM;
+        else
+                r = 0;
+        apt_record_clear(&record);
+        registration_clear(&reg);
+        return r;
 }
 
 /*
@@ -416,7 +487,7 @@ static int plan_configure(ToolContext *c, const char *package, InstallPlan *plan
         size_t size = 0;
         int r;
 
-        r = read_shipped(c, package, &path, &data, &size);
+        r = read_shipped(c, c->diag, package, &path, &data, &size);
         if (r != 0)
                 return r;
         r = digest_sha256_hex(data, size, sha256);
@@ -473,7 +544,7 @@ static int dpkg_configure(ToolContext *c, const char *package) {
                 return -ENOMEM;
         focus.file = shipped;
         diagnostics_set_keep(c->diag, about_focus, &focus);
-        r = query_dpkg(c, package, &version, &arch);
+        r = query_dpkg(c, c->diag, package, &version, &arch);
         if (r != 0)
                 return r;
         r = install_plan_new(package, &plan);
@@ -483,6 +554,9 @@ static int dpkg_configure(ToolContext *c, const char *package) {
         r = install_lock(c, &lock);
         if (r == 0)
                 r = plan_configure(c, package, plan, &decision, &record, &old, version, arch);
+        if (r == 0)
+                r = dpkg_guard_check(c, origin_now,
+                                     &(Configuring) { .package = package, .decision = &decision });
         quiet = r == 0 && unchanged(c, plan);
         if (r == 0)
                 r = install_run(c, plan);
@@ -521,6 +595,8 @@ static int dpkg_remove(ToolContext *c, const char *package, bool purge) {
                 r = install_plan_load(plan, &c->paths, c->diag);
         if (r > 0)
                 r = TOOL_E_INVALID;
+        if (r == 0 && plan->was_installed)
+                r = dpkg_guard_check(c, origin_now, NULL);
         if (r == 0 && plan->was_installed)
                 r = install_run(c, plan);
         lock = safe_close(lock);
@@ -569,6 +645,8 @@ static int dpkg_triggered(ToolContext *c) {
 
         diagnostics_set_keep(c->diag, about_focus, &nothing);
         r = install_lock(c, &lock);
+        if (r == 0)
+                r = dpkg_guard_check(c, origin_now, NULL);
         if (r == 0)
                 r = installed_names(&c->paths, &names, &n_names);
         for (size_t i = 0; r == 0 && i < n_names; i++) {

@@ -71,6 +71,7 @@
 #include "bus-reload.h"
 #include "context.h"
 #include "fileio.h"
+#include "guarded.h"
 #include "install-plan.h"
 #include "install.h"
 #include "installed.h"
@@ -656,7 +657,7 @@ static rpmRC mssf_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const cha
         if (!p->active || !e || !e->added || !fi || !dest || XFA_SKIPPING(action))
                 return RPMRC_OK;
         if (!S_ISDIR(file_mode) &&
-            (under(dest, "/etc/mssf") || under(dest, "/etc/smack/accesses.d")) &&
+            guarded_path(dest) &&
             !element_signer(p, e)->most_trusted)
                 return refuse_package(e, dest, "package %s ships a file of the device's MSSF "
                                       "configuration, which decides origins and grants: only a "

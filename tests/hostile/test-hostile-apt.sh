@@ -93,8 +93,8 @@ apt_q() {
 
 # ---- two repositories: the victim in the system's, the corpus in the store's ----
 make_keys
-publish system "MSSF Test System" system "$hdebs"/victim_1.0_all.deb
-publish store "MSSF Test Store" store $(ls "$hdebs"/*.deb | grep -v '/victim_')
+publish system "MSSF Test System" system "$hdebs"/victim_1.0_all.deb "$hdebs"/etc-trusted_1.0_all.deb
+publish store "MSSF Test Store" store $(ls "$hdebs"/*.deb | grep -v -e '/victim_' -e '/etc-trusted_')
 configure_apt
 # No third repository here.
 awk -v RS= -v ORS='\n\n' '!/\/srv\/fake/' "$root/etc/apt/sources.list.d/mssf-test.sources" \
@@ -191,6 +191,138 @@ while read -r name expect key; do
         LC_ALL=C cmp -s "$work/base" "$work/purged" || restore "$work/purged"
     done
 done <"$work/cases"
+
+# ---- the device's MSSF configuration: only the most trusted origin ships it ----
+# The device maker's device-policy.conf (the built-in one written out),
+# which no package owns, compiled in; then the state every case starts
+# from, and every file of the configuration as it is.
+cat >"$root/etc/mssf/device-policy.conf" <<'EOF'
+token Cellular Location UserData Telephony NetService
+token TrackerReadAccess TrackerWriteAccess ReadUserData ReadWriteUserData
+token drm tcb
+origin system *
+origin com.nokia.maemo *
+origin operator Cellular Location NetService Telephony ReadUserData
+origin operator TrackerReadAccess TrackerWriteAccess
+origin operator GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
+origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAccess
+origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
+label system *
+label com.nokia.maemo *
+serve system *
+serve com.nokia.maemo *
+origin *
+EOF
+inroot mssf-policy compile >"$work/etc-compile.log" 2>&1 ||
+    { cat "$work/etc-compile.log"; fail_now "compiling with the device maker's device-policy.conf"; }
+(cd "$root" && tar -cf "$work/base-etc.tar" etc/mssf etc/smack/accesses.d var/lib/mssf)
+conf_state() {
+    (cd "$root" && find etc/mssf etc/smack/accesses.d ! -type d -print0 | LC_ALL=C sort -z |
+        xargs -0 -r sha256sum)
+}
+# mssf-policy's own part of a state: what a refusal must leave as it was
+# (a file dpkg -i unpacks is there before any of mssf-policy's code runs).
+mssf_state() {
+    grep -v "^rule$TAB" "$1" >"$2"
+    grep "^rule${TAB}mssf-" "$1" >>"$2"
+    LC_ALL=C sort -o "$2" "$2"
+}
+snapshot "$root" "$load2" "$work/etc-base"
+mssf_state "$work/etc-base" "$work/etc-base-mssf"
+conf_state >"$work/etc-base-conf"
+cp "$load2" "$work/etc-base-load2"
+etc_restore() {
+    rm -rf "$root/etc/mssf" "$root/etc/smack/accesses.d" "$root/var/lib/mssf"
+    tar -C "$root" -xf "$work/base-etc.tar"
+    cp "$work/etc-base-load2" "$load2"
+}
+re_quote() {
+    printf '%s' "$1" | sed 's/[].[^$*+?(){}|\\]/\\&/g'
+}
+etc_cases >"$work/etc-cases"
+while read -r name expect file; do
+    file_re=$(re_quote "$file")
+    # apt-get: from the store (thirdparty), or the trusted one from the system's.
+    log=$work/$name-apt.log
+    writes=$(wc -l <"$load2")
+    apt_q "$log" install "$name"
+    status=$?
+    snapshot "$root" "$load2" "$work/after"
+    conf_state >"$work/after-conf"
+    writes=$(($(wc -l <"$load2") - writes))
+    if [ "$expect" = guarded ]; then
+        check "$name (apt): refused (exit status non-zero)" yes "$([ "$status" != 0 ] && echo yes)"
+        check_grep "$name (apt): apt's hook names the package file, the path and why" \
+            "^/[^ ]*/${name}_1\.0_all\.deb: error: apt-hook: package $name 1\.0 ships $file_re, the device's MSSF configuration.*only a package of the most trusted origin may \(system, .*its origin is thirdparty" "$log"
+        check_grep "$name (apt): apt stopped before dpkg ran" \
+            "Sub-process /usr/bin/mssf-policy apt-hook returned an error code" "$log"
+        check "$name (apt): not installed" "" \
+            "$(inroot dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -v not-installed)"
+        check "$name (apt): every file of the configuration as it was" "" \
+            "$(diff "$work/etc-base-conf" "$work/after-conf")"
+        check "$name (apt): nothing changed" "" \
+            "$(LC_ALL=C comm -3 "$work/etc-base" "$work/after" | head -20)"
+        check "$name (apt): no rule written to load2" 0 "$writes"
+    else
+        check "$name (apt): installed (exit status)" 0 "$status"
+        check_grep "$name (apt): apt's hook gave it the system's origin" \
+            "^mssf-policy: $name 1\.0: origin system" "$log"
+        check_grep "$name (apt): registered with the system's origin" \
+            "^mssf-policy: $name 1\.0 registered, origin system" "$log"
+        check "$name (apt): it ships $file" yes "$([ -f "$root$file" ] && echo yes)"
+        while read -r path; do
+            [ -d "$root$path" ] && [ ! -L "$root$path" ] || echo "$path"
+        done <"$root/var/lib/dpkg/info/$name.list" >"$work/own" 2>/dev/null
+        check "$name (apt): nothing changed but its own artefacts" "" \
+            "$(foreign_changes "$name" system "$work/own" installed "$work/etc-base" "$work/after" | head -20)"
+        # Another package's configure checks the configuration too, and passes.
+        in_root "$log.reconfigure" dpkg-reconfigure victim
+        check "$name (apt): another package's configure accepts the file" 0 $?
+    fi
+    if [ "$status" != 0 ] || [ "${MSSF_TEST_VERBOSE:-0}" = 1 ]; then
+        grep -E 'mssf-policy|error' "$log" | sed 's/^/# /'
+    fi
+    in_root "$log.purge" dpkg --purge "$name"
+    snapshot "$root" "$load2" "$work/purged"
+    check "$name (apt): after the purge the state is as before" "" \
+        "$(LC_ALL=C comm -3 "$work/etc-base" "$work/purged" | head -20)"
+    LC_ALL=C cmp -s "$work/etc-base" "$work/purged" || etc_restore
+
+    # dpkg -i: no hook. dpkg unpacks the file; its configure and the trigger refuse.
+    log=$work/$name-dpkg.log
+    writes=$(wc -l <"$load2")
+    in_root "$log" dpkg -i "/tmp/hostile/${name}_1.0_all.deb"
+    status=$?
+    snapshot "$root" "$load2" "$work/after"
+    mssf_state "$work/after" "$work/after-mssf"
+    writes=$(($(wc -l <"$load2") - writes))
+    check "$name (dpkg): refused (exit status non-zero)" yes "$([ "$status" != 0 ] && echo yes)"
+    check_grep "$name (dpkg): its configure names the file, the package and why" \
+        "^$file_re: error: package $name owns this file of the device's MSSF configuration.*its origin is the unknown one" "$log"
+    check "$name (dpkg): and the trigger refuses too" 2 \
+        "$(grep -c "^$file_re: error: package $name owns this file" "$log")"
+    check "$name (dpkg): not registered; policy.db and mssf-policy's rules as they were" "" \
+        "$(LC_ALL=C comm -3 "$work/etc-base-mssf" "$work/after-mssf" | head -20)"
+    check "$name (dpkg): no rule written to load2" 0 "$writes"
+    if [ "$status" = 0 ] || [ "${MSSF_TEST_VERBOSE:-0}" = 1 ]; then
+        grep -E 'mssf-policy|error' "$log" | sed 's/^/# /'
+    fi
+    in_root "$log.purge" dpkg --purge "$name"
+    check "$name (dpkg): purged" "" \
+        "$(inroot dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -v not-installed)"
+    in_root "$log.pending" dpkg --configure -a
+    check "$name (dpkg): once it is gone, dpkg --configure -a compiles again" 0 $?
+    conf_state >"$work/purged-conf"
+    # The hole this cannot close: dpkg replaced the device maker's file
+    # before mssf-policy ran, and removed it with the package.
+    cmp -s "$work/etc-base-conf" "$work/purged-conf" ||
+        echo "# note: $name (dpkg): dpkg -i changed files of the configuration no package owned (restored):" \
+            $(diff "$work/etc-base-conf" "$work/purged-conf" | awk '/^[<>]/ { print $1, $3 }')
+    snapshot "$root" "$load2" "$work/purged"
+    check "$name (dpkg): after the purge mssf-policy's state is as before" "" \
+        "$(LC_ALL=C comm -3 "$work/etc-base" "$work/purged" | head -20)"
+    etc_restore
+done <"$work/etc-cases"
 
 [ "$failures" = 0 ] && echo "all hostile cases passed"
 exit $((failures > 0))
