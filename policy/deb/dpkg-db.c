@@ -283,8 +283,15 @@ static int scan_list_line(char *line, void *userdata) {
         return set_string(&claim->listed_by, scan->owner);
 }
 
-/* ADMINDIR/diversions: triplets of lines "from", "to", "package". */
-static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
+/*
+ * ADMINDIR/diversions: triplets of lines "from", "to", "package", each
+ * given to fn (NUL-terminated in place; a non-zero return stops the walk
+ * and is returned). An absent file has none; a last triplet cut short is
+ * -EBADMSG.
+ */
+static int for_each_diversion(const DpkgDb *db,
+                              int (*fn)(const char *from, const char *to, const char *by, void *userdata),
+                              void *userdata) {
         _cleanup_free_ char *path = NULL, *text = NULL;
         char *lines[3];
         size_t size = 0, n = 0;
@@ -296,9 +303,6 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         for (char *line = text, *end; line < text + size; line = end + 1) {
-                PackageClaim *from, *to;
-                char *key, **keys;
-
                 end = memchr(line, '\n', (size_t) (text + size - line));
                 if (!end)
                         end = text + size;
@@ -307,35 +311,49 @@ static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
                 if (n < 3)
                         continue;
                 n = 0;
-                from = claim_of(scan, &scan->index, lines[0], &r);
-                if (r < 0)
-                        return r;
-                to = claim_of(scan, &scan->index, lines[1], &r);
-                if (r < 0)
-                        return r;
-                if (from && ((r = set_string(&from->diverted_by, lines[2])) < 0 ||
-                             (r = set_string(&from->diverted_to, lines[1])) < 0))
-                        return r;
-                if (!to)
-                        continue;
-                if ((r = set_string(&to->diverted_by, lines[2])) < 0 ||
-                    (r = set_string(&to->holds_diverted, lines[0])) < 0)
-                        return r;
-                key = canonical_of(scan, lines[0], &r);
-                if (!key)
-                        return r;
-                keys = reallocarray(scan->keys, scan->n_keys + 1, sizeof(char *));
-                if (!keys) {
-                        free(key);
-                        return -ENOMEM;
-                }
-                scan->keys = keys;
-                scan->keys[scan->n_keys++] = key;
-                r = strmap_put(&scan->diverted_from, key, to);
-                if (r < 0)
+                r = fn(lines[0], lines[1], lines[2], userdata);
+                if (r != 0)
                         return r;
         }
         return n == 0 ? 0 : -EBADMSG;
+}
+
+/* One diversion, into the claims of the paths asked about. */
+static int scan_diversion(const char *from_path, const char *to_path, const char *by, void *userdata) {
+        ClaimScan *scan = userdata;
+        PackageClaim *from, *to;
+        char *key, **keys;
+        int r;
+
+        from = claim_of(scan, &scan->index, from_path, &r);
+        if (r < 0)
+                return r;
+        to = claim_of(scan, &scan->index, to_path, &r);
+        if (r < 0)
+                return r;
+        if (from && ((r = set_string(&from->diverted_by, by)) < 0 ||
+                     (r = set_string(&from->diverted_to, to_path)) < 0))
+                return r;
+        if (!to)
+                return 0;
+        if ((r = set_string(&to->diverted_by, by)) < 0 ||
+            (r = set_string(&to->holds_diverted, from_path)) < 0)
+                return r;
+        key = canonical_of(scan, from_path, &r);
+        if (!key)
+                return r;
+        keys = reallocarray(scan->keys, scan->n_keys + 1, sizeof(char *));
+        if (!keys) {
+                free(key);
+                return -ENOMEM;
+        }
+        scan->keys = keys;
+        scan->keys[scan->n_keys++] = key;
+        return strmap_put(&scan->diverted_from, key, to);
+}
+
+static int scan_diversions(const DpkgDb *db, ClaimScan *scan) {
+        return for_each_diversion(db, scan_diversion, scan);
 }
 
 static int dpkg_claims(const PackageDb *base, const SafeRoot *root, const char *package,
@@ -501,42 +519,24 @@ void dpkg_guarded_files_free(DpkgGuardedFile *files, size_t n) {
         free(files);
 }
 
-/* ADMINDIR/diversions as triplets, "from" indexed. */
-static int read_diversions(const DpkgDb *db, GuardScan *scan) {
-        _cleanup_free_ char *path = NULL, *text = NULL;
-        char *lines[3];
-        size_t size = 0, n = 0;
-        int r;
+static int keep_diversion(const char *from, const char *to, const char *by, void *userdata) {
+        GuardScan *scan = userdata;
+        Diversion *grown = reallocarray(scan->diversions, scan->n_diversions + 1, sizeof(Diversion));
 
-        if (asprintf(&path, "%s/diversions", db->admindir) < 0)
+        if (!grown)
                 return -ENOMEM;
-        r = fileio_read(path, &text, &size);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (char *line = text, *end; line < text + size; line = end + 1) {
-                Diversion *grown;
+        scan->diversions = grown;
+        grown[scan->n_diversions++] = (Diversion) { .from = strdup(from), .to = strdup(to), .by = strdup(by) };
+        return grown[scan->n_diversions - 1].from && grown[scan->n_diversions - 1].to &&
+               grown[scan->n_diversions - 1].by ? 0 : -ENOMEM;
+}
 
-                end = memchr(line, '\n', (size_t) (text + size - line));
-                if (!end)
-                        end = text + size;
-                *end = '\0';
-                lines[n++] = line;
-                if (n < 3)
-                        continue;
-                n = 0;
-                grown = reallocarray(scan->diversions, scan->n_diversions + 1, sizeof(Diversion));
-                if (!grown)
-                        return -ENOMEM;
-                scan->diversions = grown;
-                grown[scan->n_diversions++] = (Diversion) {
-                        .from = strdup(lines[0]), .to = strdup(lines[1]), .by = strdup(lines[2]),
-                };
-                if (!grown[scan->n_diversions - 1].from || !grown[scan->n_diversions - 1].to ||
-                    !grown[scan->n_diversions - 1].by)
-                        return -ENOMEM;
-        }
-        if (n != 0)
-                return -EBADMSG;
+/* ADMINDIR/diversions kept, "from" indexed. */
+static int read_diversions(const DpkgDb *db, GuardScan *scan) {
+        int r = for_each_diversion(db, keep_diversion, scan);
+
+        if (r != 0)
+                return r;
         /* The array is complete: its strings stay where they are as keys. */
         for (size_t i = 0; i < scan->n_diversions; i++) {
                 r = strmap_put(&scan->diverted, scan->diversions[i].from, &scan->diversions[i]);
