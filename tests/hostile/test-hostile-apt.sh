@@ -196,23 +196,7 @@ done <"$work/cases"
 # The device maker's device-policy.conf (the built-in one written out),
 # which no package owns, compiled in; then the state every case starts
 # from, and every file of the configuration as it is.
-cat >"$root/etc/mssf/device-policy.conf" <<'EOF'
-token Cellular Location UserData Telephony NetService
-token TrackerReadAccess TrackerWriteAccess ReadUserData ReadWriteUserData
-token drm tcb
-origin system *
-origin com.nokia.maemo *
-origin operator Cellular Location NetService Telephony ReadUserData
-origin operator TrackerReadAccess TrackerWriteAccess
-origin operator GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
-origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAccess
-origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
-label system *
-label com.nokia.maemo *
-serve system *
-serve com.nokia.maemo *
-origin *
-EOF
+cp "$hostile/builtin-device-policy.conf" "$root/etc/mssf/device-policy.conf"
 inroot mssf-policy compile >"$work/etc-compile.log" 2>&1 ||
     { cat "$work/etc-compile.log"; fail_now "compiling with the device maker's device-policy.conf"; }
 (cd "$root" && tar -cf "$work/base-etc.tar" etc/mssf etc/smack/accesses.d var/lib/mssf)

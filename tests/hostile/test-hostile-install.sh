@@ -79,24 +79,7 @@ make_root() {
     # A merged-/usr root, as Debian's.
     ln -s usr/bin "$root/bin"
     # The built-in device policy (docs/manifest.md), and a monitor label.
-    cat >"$root/etc/mssf/device-policy.conf" <<'EOF'
-token Cellular Location UserData Telephony NetService
-token TrackerReadAccess TrackerWriteAccess ReadUserData ReadWriteUserData
-token drm tcb
-origin system *
-origin com.nokia.maemo *
-origin operator Cellular Location NetService Telephony ReadUserData
-origin operator TrackerReadAccess TrackerWriteAccess
-origin operator GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
-origin thirdparty Cellular Location NetService TrackerReadAccess TrackerWriteAccess
-origin thirdparty GRP::video GRP::pulse-access GRP::metadata-users GRP::calendar
-label system *
-label com.nokia.maemo *
-serve system *
-serve com.nokia.maemo *
-origin *
-monitor hostile-monitor
-EOF
+    { cat "$hostile/builtin-device-policy.conf"; echo "monitor hostile-monitor"; } >"$root/etc/mssf/device-policy.conf"
 
     : >"$root/var/lib/dpkg/status"
     dpkg_package victim /usr/sbin /usr/sbin/victimd
