@@ -72,54 +72,28 @@ static bool under_dpkg(void) {
 }
 
 /* Why FD (opened with O_NOFOLLOW) is no manifest to read, or NULL. */
-static const char *shipped_file_problem(int fd, struct stat *st) {
-        if (fd < 0 || fstat(fd, st) < 0)
-                return strerror(errno);
-        if (!S_ISREG(st->st_mode))
-                return "not a regular file";
-        if (st->st_size > MANIFEST_MAX_FILE_SIZE)
-                return "larger than 1 MiB";
-        return NULL;
-}
-
 /* AEGIS_DIR/PACKAGE.aegis: a regular file (no symlink), bounded (why not: into diag, nullable). */
 static int read_shipped(ToolContext *c, Diagnostics *diag, const char *package, char **ret_path,
                         char **ret_data, size_t *ret_size) {
-        _cleanup_free_ char *name = NULL, *path = NULL, *data = NULL;
+        _cleanup_free_ char *name = NULL, *path = NULL;
         _cleanup_close_ int fd = -1;
         const char *why;
-        struct stat st;
-        size_t size = 0;
+        int r;
 
         if (asprintf(&name, "%s.aegis", package) < 0 || !(path = fileio_join(c->paths.aegis_dir, name)))
                 return -ENOMEM;
-        fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        why = shipped_file_problem(fd, &st);
-        if (why) {
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        r = fileio_read_regular_fd(fd, MANIFEST_MAX_FILE_SIZE, ret_data, ret_size, &why);
+        if (r > 0) {
                 diagnostics_add(diag, DIAGNOSTIC_ERROR, path, 0, 0,
                                 "package %s ships no manifest here (%s): dh_mssf installs "
                                 "debian/%s.aegis as this file, a regular file of at most 1 MiB",
                                 package, why, package);
                 return TOOL_E_INVALID;
         }
-        data = malloc((size_t) st.st_size + 1);
-        if (!data)
-                return -ENOMEM;
-        while (size < (size_t) st.st_size) {
-                ssize_t n = read(fd, data + size, (size_t) st.st_size - size);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                size += (size_t) n;
-        }
-        data[size] = '\0';
+        if (r < 0)
+                return r;
         *ret_path = TAKE_PTR(path);
-        *ret_data = TAKE_PTR(data);
-        *ret_size = size;
         return 0;
 }
 

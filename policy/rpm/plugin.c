@@ -495,6 +495,7 @@ static int read_manifest(Element *e, int fd, const char *path, const char *dest)
         _cleanup_(safe_root_freep) SafeRoot *root = NULL;
         RpmPackage *package = &e->package;
         struct stat st, st_own;
+        const char *why;
         size_t size = 0;
         int r, reader = fd;
 
@@ -521,22 +522,13 @@ static int read_manifest(Element *e, int fd, const char *path, const char *dest)
                 }
                 reader = own;
         }
-        package->manifest = malloc((size_t) st.st_size + 1);
-        if (!package->manifest)
-                return -ENOMEM;
-        while (size < (size_t) st.st_size) {
-                ssize_t n = pread(reader, package->manifest + size, (size_t) st.st_size - size,
-                                  (off_t) size);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                size += (size_t) n;
+        r = fileio_read_regular_fd(reader, MANIFEST_MAX_FILE_SIZE, &package->manifest, &size, &why);
+        if (r > 0) {
+                refuse_package(e, dest, "package %s's manifest cannot be read (%s)", rpmteN(e->te), why);
+                return 1;
         }
-        package->manifest[size] = '\0';
+        if (r < 0)
+                return r;
         package->manifest_size = size;
         return digest_sha256_hex(package->manifest, size, package->manifest_sha256);
 }

@@ -428,37 +428,22 @@ int rpm_unregister(ToolContext *c, const char *name, bool *ret_done, InstallPlan
 int rpm_package_read_manifest(ToolContext *c, const char *name, RpmPackage *package) {
         _cleanup_free_ char *file = NULL, *path = NULL, *data = NULL;
         _cleanup_close_ int fd = -1;
-        struct stat st;
+        const char *why;
         size_t size = 0;
         int r;
 
         if (asprintf(&file, "%s.aegis", name) < 0 || !(path = fileio_join(c->paths.aegis_dir, file)))
                 return -ENOMEM;
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-            st.st_size > MANIFEST_MAX_FILE_SIZE) {
+        r = fileio_read_regular_fd(fd, MANIFEST_MAX_FILE_SIZE, &data, &size, &why);
+        if (r > 0) {
                 diagnostics_add(c->diag, DIAGNOSTIC_ERROR, path, 0, 0,
                                 "package %s's manifest cannot be read here (%s): a regular file "
-                                "of at most 1 MiB", name,
-                                fd < 0 ? strerror(errno) : !S_ISREG(st.st_mode) ?
-                                "not a regular file" : "too large");
+                                "of at most 1 MiB", name, why);
                 return TOOL_E_INVALID;
         }
-        data = malloc((size_t) st.st_size + 1);
-        if (!data)
-                return -ENOMEM;
-        while (size < (size_t) st.st_size) {
-                ssize_t n = read(fd, data + size, (size_t) st.st_size - size);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                size += (size_t) n;
-        }
-        data[size] = '\0';
+        if (r < 0)
+                return r;
         r = digest_sha256_hex(data, size, package->manifest_sha256);
         if (r < 0)
                 return r;

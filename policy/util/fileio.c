@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,48 @@
 #include <unistd.h>
 
 #include "fileio.h"
+
+int fileio_read_regular_fd(int fd, size_t max, char **ret, size_t *ret_size, const char **ret_why) {
+        _cleanup_free_ char *data = NULL;
+        static char too_large[64];
+        struct stat st;
+        size_t size = 0;
+
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                *ret_why = strerror(errno);
+                return 1;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                *ret_why = "not a regular file";
+                return 1;
+        }
+        if (st.st_size < 0 || (uint64_t) st.st_size > max) {
+                if (max >= 1024 * 1024 && max % (1024 * 1024) == 0)
+                        snprintf(too_large, sizeof(too_large), "larger than %zu MiB", max / (1024 * 1024));
+                else
+                        snprintf(too_large, sizeof(too_large), "larger than %zu bytes", max);
+                *ret_why = too_large;
+                return 1;
+        }
+        data = malloc((size_t) st.st_size + 1);
+        if (!data)
+                return -ENOMEM;
+        while (size < (size_t) st.st_size) {
+                ssize_t n = pread(fd, data + size, (size_t) st.st_size - size, (off_t) size);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                size += (size_t) n;
+        }
+        data[size] = '\0';
+        *ret = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
 
 int fileio_read(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;

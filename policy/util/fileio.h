@@ -17,6 +17,16 @@
 int fileio_read(const char *path, char **ret, size_t *ret_size);
 
 /*
+ * A regular file of at most max bytes, read whole through fd from offset 0
+ * (pread: fd's own offset is left alone) into a NUL-terminated buffer.
+ * fd < 0 stands for an open() that failed, errno still set. 0; 1 with
+ * *ret_why saying what the file is instead (errno's text, "not a regular
+ * file", "larger than MAX"; valid until the next call); -errno.
+ * A file that shrinks while it is read is returned as far as it went.
+ */
+int fileio_read_regular_fd(int fd, size_t max, char **ret, size_t *ret_size, const char **ret_why);
+
+/*
  * Replace path with data: write a temporary file beside it, fsync, rename
  * over, fsync the directory. Readers see the old or the new file, never a
  * part. On failure path is unchanged and no temporary file is left.
