@@ -330,7 +330,10 @@ static int foreign_owner(const Collector *c, const Candidate *candidate, char **
         return r < 0 ? -ENOMEM : 0;
 }
 
-static const char *file_kind(mode_t mode) {
+const char *package_file_kind(mode_t mode) {
+        if (S_ISLNK(mode))
+                return "a symbolic link (name the file itself: a label is never written through "
+                       "a link)";
         if (S_ISDIR(mode))
                 return "a directory";
         if (S_ISCHR(mode) || S_ISBLK(mode))
@@ -342,12 +345,8 @@ static const char *file_kind(mode_t mode) {
         return "not a regular file";
 }
 
-/* Whether the device policy lets this package's set-id binary be labelled. */
-static bool setxid_allowed(const Collector *c, const Request *request, mode_t mode) {
-        const PolicySet *set = c->context->set;
-        const char *origin = c->package->origin;
-
-        if (!(request->policy & REQUEST_POLICY_SETXID) || !set)
+bool package_setxid_allowed(const PolicySet *set, const char *origin, bool setxid, mode_t mode) {
+        if (!setxid || !set)
                 return false;
         if ((mode & S_ISUID) && !device_policy_allows(set->device, origin, "CAP::setuid", false))
                 return false;
@@ -360,8 +359,9 @@ static bool setxid_allowed(const Collector *c, const Request *request, mode_t mo
 static int binary_problem(const Collector *c, const Candidate *candidate, const struct stat *st,
                           char **ret) {
         *ret = NULL;
-        if (!(st->st_mode & (S_ISUID | S_ISGID)) || setxid_allowed(c, candidate->request,
-                                                                   st->st_mode))
+        if (!(st->st_mode & (S_ISUID | S_ISGID)) ||
+            package_setxid_allowed(c->context->set, c->package->origin,
+                                   candidate->request->policy & REQUEST_POLICY_SETXID, st->st_mode))
                 return 0;
         return asprintf(ret, "it is set-%s-ID: a binary that runs with its owner's rights "
                         "needs policy=\"setxid\" on its <request>, and an origin the device "
@@ -447,7 +447,7 @@ static int report_unopened(Collector *c, const Candidate *candidate, int verdict
                 if (!target)
                         return 0;
                 return refuse_target(c, target, "binary %s is %s: only a regular file can be "
-                                     "labelled", target->path, file_kind(st->st_mode));
+                                     "labelled", target->path, package_file_kind(st->st_mode));
         case SAFE_ROOT_E_PATH:
         default:
                 if (!target)

@@ -77,4 +77,15 @@ PackageFiles *package_files_free(PackageFiles *files);
 /* The file at canonical path, or NULL. */
 const PackageFile *package_files_find(const PackageFiles *files, const char *path);
 
+/* What a file of this mode is, for a refusal that says it must be a regular file. */
+const char *package_file_kind(mode_t mode);
+
+/*
+ * Whether a set-user-ID or set-group-ID file (mode) may be labelled for a
+ * package of origin: its <request> says policy="setxid" (setxid), and the
+ * device policy grants the origin CAP::setuid (for S_ISUID) and
+ * CAP::setgid (for S_ISGID). Without a policy set, never.
+ */
+bool package_setxid_allowed(const PolicySet *set, const char *origin, bool setxid, mode_t mode);
+
 DEFINE_CLEANUP(PackageFiles *, package_files_free);

@@ -128,8 +128,8 @@ static int report_compile_error(ToolContext *c, int r, const PolicyCompileError 
         return TOOL_E_INVALID;
 }
 
-/* Compile, resolve and generate everything the new state needs. */
-static int plan_prepare(ToolContext *c, InstallPlan *plan) {
+/* Resolve the new state, compile its policy and generate its rules: nothing is written. */
+static int plan_compile(ToolContext *c, InstallPlan *plan) {
         PolicyCompileError error = {};
         int r;
 
@@ -141,7 +141,14 @@ static int plan_prepare(ToolContext *c, InstallPlan *plan) {
                 return report_compile_error(c, r, &error);
         if (r < 0)
                 return r;
-        r = install_plan_rules(plan, &c->paths, c->diag);
+        return install_plan_rules(plan, &c->paths, c->diag);
+}
+
+/* Compile, resolve and generate everything the new state needs. */
+static int plan_prepare(ToolContext *c, InstallPlan *plan) {
+        int r;
+
+        r = plan_compile(c, plan);
         if (r != 0)
                 return r;
         /* Which files are the package's: a <for path> that names another's refuses here. */
@@ -451,18 +458,7 @@ int install_run(ToolContext *c, InstallPlan *plan) {
 }
 
 int install_check(ToolContext *c, InstallPlan *plan) {
-        PolicyCompileError error = {};
-        int r;
-
-        r = policy_set_resolve(plan->set, c->diag);
-        if (r < 0)
-                return r;
-        r = policy_compile(plan->set, &plan->policy_data, &plan->policy_size, &error);
-        if (r > 0)
-                return report_compile_error(c, r, &error);
-        if (r < 0)
-                return r;
-        return install_plan_rules(plan, &c->paths, c->diag);
+        return plan_compile(c, plan);
 }
 
 /* The lock, and the state an interrupted run left put right. */

@@ -51,6 +51,7 @@
 #include "manifest.h"
 #include "model.h"
 #include "package-db.h"
+#include "package-files.h"
 #include "registration.h"
 #include "rpm-db.h"
 #include "rpm-register.h"
@@ -187,33 +188,6 @@ static const char *named_by_other(const Judge *j, const char *path) {
         return NULL;
 }
 
-static const char *file_kind(mode_t mode) {
-        if (S_ISLNK(mode))
-                return "a symbolic link (name the file itself: a label is never written through "
-                       "a link)";
-        if (S_ISDIR(mode))
-                return "a directory";
-        if (S_ISCHR(mode) || S_ISBLK(mode))
-                return "a device node";
-        if (S_ISFIFO(mode))
-                return "a FIFO";
-        if (S_ISSOCK(mode))
-                return "a socket";
-        return "not a regular file";
-}
-
-static bool setxid_allowed(const Judge *j, const Request *request, mode_t mode) {
-        const char *origin = j->package->origin;
-
-        if (!(request->policy & REQUEST_POLICY_SETXID))
-                return false;
-        if ((mode & S_ISUID) && !device_policy_allows(j->set->device, origin, "CAP::setuid", false))
-                return false;
-        if ((mode & S_ISGID) && !device_policy_allows(j->set->device, origin, "CAP::setgid", false))
-                return false;
-        return true;
-}
-
 /* Whose path is, if not the package's: a sentence for the message (allocated), or NULL. */
 static int foreign_owner(Judge *j, const char *path, bool listed, char **ret) {
         const PackageDb *db = j->c->package_db;
@@ -266,8 +240,9 @@ static int judge_target(Judge *j, const Request *request, const RequestTarget *t
                               "write it", target->path, j->package->name);
         if (!S_ISREG(mode))
                 return refuse(j, target, "binary %s is %s: only a regular file can be labelled",
-                              target->path, file_kind(mode));
-        if ((mode & (S_ISUID | S_ISGID)) && !setxid_allowed(j, request, mode))
+                              target->path, package_file_kind(mode));
+        if ((mode & (S_ISUID | S_ISGID)) &&
+            !package_setxid_allowed(j->set, j->package->origin, request->policy & REQUEST_POLICY_SETXID, mode))
                 return refuse(j, target, "binary %s cannot be labelled: it is set-%s-ID: a binary "
                               "that runs with its owner's rights needs policy=\"setxid\" on its "
                               "<request>, and an origin the device policy grants CAP::%s "
@@ -333,12 +308,10 @@ static int plan_for(const RpmPackage *package, Diagnostics *diag, InstallPlan **
         return 0;
 }
 
-int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files,
-                       RpmStrings *ret_targets) {
+/* package's plan, loaded against the installed state under the install lock (*ret_lock, to close). */
+static int plan_loaded(ToolContext *c, const RpmPackage *package, InstallPlan **ret_plan, int *ret_lock) {
         _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
         _cleanup_close_ int lock = -1;
-        RpmStrings targets = {};
-        Judge j = { .c = c, .package = package, .files = files };
         int r;
 
         r = plan_for(package, c->diag, &plan);
@@ -350,6 +323,22 @@ int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files
         r = install_plan_load(plan, &c->paths, c->diag);
         if (r != 0)
                 return r > 0 ? TOOL_E_INVALID : r;
+        *ret_plan = TAKE_PTR(plan);
+        *ret_lock = TAKE_FD(lock);
+        return 0;
+}
+
+int rpm_register_check(ToolContext *c, const RpmPackage *package, rpmfiles files,
+                       RpmStrings *ret_targets) {
+        _cleanup_(install_plan_freep) InstallPlan *plan = NULL;
+        _cleanup_close_ int lock = -1;
+        RpmStrings targets = {};
+        Judge j = { .c = c, .package = package, .files = files };
+        int r;
+
+        r = plan_loaded(c, package, &plan, &lock);
+        if (r != 0)
+                return r;
         r = install_plan_open_root(plan, &c->paths);
         if (r < 0)
                 return r;
@@ -375,15 +364,9 @@ int rpm_register(ToolContext *c, const RpmPackage *package, InstallPlan **ret_pl
         _cleanup_close_ int lock = -1;
         int r;
 
-        r = plan_for(package, c->diag, &plan);
+        r = plan_loaded(c, package, &plan, &lock);
         if (r != 0)
                 return r;
-        r = install_lock(c, &lock);
-        if (r != 0)
-                return r;
-        r = install_plan_load(plan, &c->paths, c->diag);
-        if (r != 0)
-                return r > 0 ? TOOL_E_INVALID : r;
         r = install_run(c, plan);
         if (r == 0 && ret_plan)
                 *ret_plan = TAKE_PTR(plan);
