@@ -40,7 +40,6 @@
  * comes.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +51,7 @@
 #include "apt-hook.h"
 #include "apt-lists.h"
 #include "apt-record.h"
-#include "deb-contents.h"
-#include "guarded.h"
+#include "deb-inspect.h"
 #include "manifest.h"
 #include "context.h"
 #include "repositories.h"
@@ -280,91 +278,54 @@ static int hash_manifest(Hook *h, Candidate *cand) {
         return digest_sha256_file(cand->deb, cand->deb_sha256, &cand->deb_size);
 }
 
-enum {
-        INSPECT_FOUND = 100,            /* a member of the device's configuration: the walk stops */
-};
-
-/* What one package file would put where, as far as the device's configuration goes. */
-typedef struct Inspection {
-        int root_fd;                    /* the system dpkg will unpack into */
-        char *finding;                  /* (owned, nullable) what it ships there, first found */
-} Inspection;
-
-static int found(Inspection *in, const char *format, ...) _printf_(2, 3);
-static int found(Inspection *in, const char *format, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, format);
-        r = vasprintf(&in->finding, format, ap);
-        va_end(ap);
-        if (r < 0) {
-                in->finding = NULL;
-                return -ENOMEM;
-        }
-        return INSPECT_FOUND;
+static void cannot_follow(Hook *h, const Candidate *cand, const char *what, int r, const char *error) {
+        diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
+                        "apt-hook: cannot %s what package %s would unpack (%s): refused, since "
+                        "it might ship the device's MSSF configuration (/etc/mssf, "
+                        "/etc/smack/accesses.d); nothing was unpacked", what, cand->package,
+                        r < 0 ? strerror(-r) : error ? error : "?");
 }
 
 /*
- * One member: where it lands once the symlinks already on the system are
- * followed (dpkg follows them for the directories it unpacks into), and
- * for a symlink, where it would lead.
+ * List every candidate's members, then follow each with the symlinks of
+ * the whole run (deb-inspect.c): cand->guarded is set for each that ships
+ * any of the device's configuration. 0, or TOOL_E_INVALID when a file
+ * cannot be listed or followed (diagnosed; the others are still done).
  */
-static int inspect_entry(const DebEntry *entry, void *userdata) {
-        Inspection *in = userdata;
-        _cleanup_free_ char *name = NULL, *where = NULL, *from = NULL, *lead = NULL;
+static int inspect_run(Hook *h, bool *ret_failed) {
+        _cleanup_(deb_run_freep) DebRun *run = NULL;
+        _cleanup_free_ size_t *at = calloc(h->n_candidates ? h->n_candidates : 1, sizeof(size_t));
+        size_t added = 0;
         int r;
 
-        r = guarded_normalize(entry->name, &name);
-        if (r == GUARDED_E_DOTDOT)
-                return found(in, "ships the member \"%s\", whose \"..\" could lead anywhere, "
-                             "the device's MSSF configuration included", entry->name);
-        if (r < 0)
-                return r;
-        r = guarded_resolve(in->root_fd, name, false, &where);
-        if (r < 0)
-                return r;
-        if (entry->type != 'd' && guarded_path(where))
-                return strcmp(name, where) == 0 ? found(in, "ships %s", name) :
-                       found(in, "ships %s, which lands at %s through the symlinks on this system",
-                             name, where);
-        if (entry->type != 'l')
-                return 0;
-        if (entry->target[0] == '/')
-                from = strdup(entry->target);
-        else if (asprintf(&from, "%.*s/%s", (int) (strrchr(where, '/') - where), where,
-                          entry->target) < 0)
-                from = NULL;
-        if (!from)
+        if (!at)
                 return -ENOMEM;
-        r = guarded_resolve(in->root_fd, from, true, &lead);
+        r = deb_run_new(h->root_fd, &run);
         if (r < 0)
                 return r;
-        if (guarded_reaches(lead))
-                return found(in, "ships the symlink %s -> %s, which leads to %s", name,
-                             entry->target, lead);
-        return 0;
-}
+        for (size_t i = 0; i < h->n_candidates; i++) {
+                _cleanup_free_ char *error = NULL;
 
-/* List cand's members: 0 (cand->guarded set when it ships any), or TOOL_E_INVALID (diagnosed). */
-static int inspect(Hook *h, Candidate *cand) {
-        _cleanup_free_ char *error = NULL;
-        Inspection in = { .root_fd = h->root_fd };
-        int r = deb_contents_read(cand->deb, inspect_entry, &in, &error);
-
-        if (r == INSPECT_FOUND) {
-                cand->guarded = TAKE_PTR(in.finding);
-                return 0;
+                r = deb_run_add(run, h->candidates[i].deb, &error);
+                ret_failed[i] = r != 0;
+                if (r != 0) {
+                        cannot_follow(h, &h->candidates[i], "list", r, error);
+                        continue;
+                }
+                at[i] = added++;
         }
-        free(in.finding);
-        if (r == 0)
-                return 0;
-        diagnostics_add(h->c->diag, DIAGNOSTIC_ERROR, cand->deb, 0, 0,
-                        "apt-hook: cannot list what package %s would unpack (%s): refused, since "
-                        "it might ship the device's MSSF configuration (/etc/mssf, "
-                        "/etc/smack/accesses.d); nothing was unpacked", cand->package,
-                        r < 0 ? strerror(-r) : error ? error : "?");
-        return TOOL_E_INVALID;
+        r = deb_run_seal(run);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < h->n_candidates; i++) {
+                if (ret_failed[i])
+                        continue;
+                r = deb_run_inspect(run, at[i], &h->candidates[i].guarded);
+                ret_failed[i] = r != 0;
+                if (r != 0)
+                        cannot_follow(h, &h->candidates[i], "follow", r, NULL);
+        }
+        return 0;
 }
 
 /*
@@ -373,13 +334,20 @@ static int inspect(Hook *h, Candidate *cand) {
  * every refusal: TOOL_E_INVALID when any file cannot be read.
  */
 static int inspect_all(Hook *h) {
+        _cleanup_free_ bool *unreadable = calloc(h->n_candidates ? h->n_candidates : 1, sizeof(bool));
         size_t kept = 0;
         int failed = 0;
+        int r;
 
+        if (!unreadable)
+                return -ENOMEM;
+        r = inspect_run(h, unreadable);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < h->n_candidates; i++) {
                 Candidate *cand = &h->candidates[i];
-                int r = inspect(h, cand);
 
+                r = unreadable[i] ? TOOL_E_INVALID : 0;
                 if (r == 0 && !failed)
                         r = manifest_valid_package_label(cand->package) ? hash_manifest(h, cand) : 1;
                 else if (r == 0)

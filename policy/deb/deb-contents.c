@@ -13,8 +13,8 @@
  * dpkg's own reader (lib/dpkg/tarfn.c) refuses pax headers and any member
  * type it does not know, and reads names the way tar does (ustar prefix,
  * GNU long names), so what tar lists here is what dpkg would unpack; a
- * file member whose name ends in '/' is a directory to dpkg and is listed
- * as a file here, which only errs towards refusing.
+ * file member whose name ends in '/' is a directory to dpkg, and GNU tar
+ * lists it as one too.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -546,7 +546,10 @@ static int read_diversions(const DpkgDb *db, GuardScan *scan) {
         return 0;
 }
 
-/* Where path is in the root: its directory resolved (cached for the next line), its name as it is. */
+/*
+ * Where path is in the root: its directory resolved (cached for the next
+ * line), its name as it is. 0 and *ret, GUARDED_E_UNKNOWN, or -errno.
+ */
 static int locate(GuardScan *scan, const char *path, char **ret) {
         _cleanup_free_ char *normal = NULL;
         const char *slash = strrchr(path, '/');
@@ -554,7 +557,7 @@ static int locate(GuardScan *scan, const char *path, char **ret) {
 
         r = guarded_normalize(path, &normal);
         if (r != 0 || strcmp(normal, path) != 0 || strcmp(path, "/") == 0)
-                return r < 0 ? r : guarded_resolve(scan->root_fd, path, false, ret);
+                return r < 0 ? r : guarded_resolve(scan->root_fd, NULL, path, false, ret);
         if (!scan->dir || strlen(scan->dir) != (size_t) (slash - path) ||
             strncmp(scan->dir, path, (size_t) (slash - path)) != 0) {
                 free(scan->dir);
@@ -563,9 +566,9 @@ static int locate(GuardScan *scan, const char *path, char **ret) {
                 scan->dir_resolved = NULL;
                 if (!scan->dir)
                         return -ENOMEM;
-                r = guarded_resolve(scan->root_fd, scan->dir[0] ? scan->dir : "/", true,
+                r = guarded_resolve(scan->root_fd, NULL, scan->dir[0] ? scan->dir : "/", true,
                                     &scan->dir_resolved);
-                if (r < 0) {
+                if (r != 0) {
                         free(scan->dir);
                         scan->dir = NULL;
                         return r;
@@ -599,6 +602,8 @@ static int scan_guarded_line(char *line, void *userdata) {
                 scan->failed = strdup(line);
                 return r;
         }
+        if (r == GUARDED_E_UNKNOWN)
+                return 0;       /* a ".." past a missing directory: the kernel finds no file there */
         if (!guarded_path(where))
                 return 0;
         if (fstatat(scan->root_fd, where + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "guarded.h"
 #include "macro.h"
@@ -88,21 +90,67 @@ static void drop_last(char *resolved, size_t *length) {
         }
 }
 
-int guarded_resolve(int root_fd, const char *path, bool follow_last, char **ret) {
+/* Whether the tree has something (not followed) at resolved[0..length], "" being the root. */
+static bool exists(int root_fd, const char *resolved, size_t length) {
+        struct stat st;
+
+        return length == 0 || fstatat(root_fd, resolved + 1, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static bool is_directory(int root_fd, const char *resolved) {
+        struct stat st;
+
+        return fstatat(root_fd, resolved + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The symlink at resolved, if any: the run's (unless a directory is there,
+ * which dpkg leaves in place) or the tree's. 1 and target, 0 for none
+ * (*missing set when nothing is there at all), or -errno.
+ */
+static int link_at(int root_fd, const GuardedRun *run, const char *resolved, bool *missing,
+                   char target[static GUARDED_PATH_MAX + 1]) {
+        const char *planned = run && run->link_at ? run->link_at(resolved, run->userdata) : NULL;
+        ssize_t n;
+
+        if (planned && !is_directory(root_fd, resolved)) {
+                if (strlen(planned) > GUARDED_PATH_MAX)
+                        return -ENAMETOOLONG;
+                strcpy(target, planned);
+                return 1;
+        }
+        n = readlinkat(root_fd, resolved + 1, target, GUARDED_PATH_MAX + 1);
+        if (n < 0 && errno == EINVAL)
+                return 0;               /* there, and no symlink */
+        if (n < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+                *missing = true;
+                return 0;
+        }
+        if (n < 0)
+                return -errno;
+        if ((size_t) n > GUARDED_PATH_MAX)
+                return -ENAMETOOLONG;
+        target[n] = '\0';
+        return 1;
+}
+
+int guarded_resolve(int root_fd, const GuardedRun *run, const char *path, bool follow_last,
+                    char **ret) {
         _cleanup_free_ char *todo = strdup(path);      /* what is left to walk */
         char resolved[GUARDED_PATH_MAX + 1] = "";       /* walked so far; "" is the root */
         char target[GUARDED_PATH_MAX + 1];
         size_t length = 0;
         unsigned links = 0;
-        bool missing = false;
+        bool missing = false;                           /* resolved is not in the tree */
 
+        *ret = NULL;
         if (!todo)
                 return -ENOMEM;
         for (const char *p = todo; *p;) {
                 char *next;
-                ssize_t n_target;
                 size_t n;
                 bool last;
+                int r;
 
                 p += strspn(p, "/");
                 n = strcspn(p, "/");
@@ -111,7 +159,13 @@ int guarded_resolve(int root_fd, const char *path, bool follow_last, char **ret)
                         continue;
                 }
                 if (n == 2 && p[0] == '.' && p[1] == '.') {
+                        /* In a tree that is final, ".." past what is not there finds
+                         * nothing; before a run, what is not there becomes a directory
+                         * or stays away, unless the run makes it a symlink (link_at). */
+                        if (missing && !run)
+                                return GUARDED_E_UNKNOWN;
                         drop_last(resolved, &length);
+                        missing = !exists(root_fd, resolved, length);
                         p += n;
                         continue;
                 }
@@ -123,20 +177,15 @@ int guarded_resolve(int root_fd, const char *path, bool follow_last, char **ret)
                 resolved[length] = '\0';
                 p += n;
                 last = p[strspn(p, "/")] == '\0';
-                if (missing || (last && !follow_last))
+                if (last && !follow_last)
                         continue;
-                n_target = readlinkat(root_fd, resolved + 1, target, sizeof(target));
-                if (n_target < 0 && errno == EINVAL)
-                        continue;               /* there, and no symlink */
-                if (n_target < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-                        missing = true;         /* the rest does not exist yet: as named */
+                if (missing && !(run && run->link_at))
+                        continue;       /* nothing below a missing component is in the tree */
+                r = link_at(root_fd, run, resolved, &missing, target);
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         continue;
-                }
-                if (n_target < 0)
-                        return -errno;
-                if ((size_t) n_target >= sizeof(target))
-                        return -ENAMETOOLONG;
-                target[n_target] = '\0';
                 if (++links > GUARDED_MAX_LINKS)
                         return -ELOOP;
                 /* The link is replaced by its target, which the rest follows. */
@@ -145,6 +194,7 @@ int guarded_resolve(int root_fd, const char *path, bool follow_last, char **ret)
                         resolved[0] = '\0';
                         length = 0;
                 }
+                missing = !exists(root_fd, resolved, length);
                 if (asprintf(&next, "%s/%s", target, p) < 0)
                         return -ENOMEM;
                 free(todo);

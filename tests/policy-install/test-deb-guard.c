@@ -5,7 +5,10 @@
  * could make tar print, and lines it cannot), the same through the real
  * dpkg-deb and tar on a .deb built here with names that try to confuse
  * the listing, and the files of the configuration dpkg's database says a
- * package owns (dpkg-db.c: lists, symlinks on the way, diversions).
+ * package owns (dpkg-db.c: lists, symlinks on the way, diversions); and
+ * what the package files of one apt run would put there (deb-inspect.c),
+ * on .debs built here with dpkg-deb, or by hand where dpkg-deb cannot
+ * (a hard link whose target is not in the archive).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <cmocka.h>
 
 #include "deb-contents.h"
+#include "deb-inspect.h"
 #include "dpkg-db.h"
 #include "spawn.h"
 #include "tool-fixture.h"
@@ -222,11 +226,128 @@ static void test_guarded_files(void **state) {
         tool_fixture_free(f);
 }
 
+/* pkg/ under the fixture's root, with a control file, built as NAME.deb. */
+static char *build_deb(const ToolFixture *f, const char *name, const char *tree_commands) {
+        _cleanup_free_ char *command = NULL;
+        char *deb = NULL;
+
+        assert_true(asprintf(&command, "cd %s && rm -rf pkg && mkdir -p pkg/DEBIAN && "
+                             "printf 'Package: %s\\nVersion: 1\\nArchitecture: all\\n"
+                             "Maintainer: t <t@t>\\nDescription: t\\n' >pkg/DEBIAN/control && "
+                             "%s && dpkg-deb --root-owner-group -Zgzip --build pkg %s.deb >/dev/null",
+                             f->root, name, tree_commands, name) > 0);
+        run(command);
+        assert_true(asprintf(&deb, "%s/%s.deb", f->root, name) > 0);
+        return deb;
+}
+
+/* A .deb whose data is one hard link, ./etc/h/x, to a file it does not carry. */
+static char *build_hard_link_deb(const ToolFixture *f) {
+        _cleanup_free_ char *command = NULL;
+        char *deb = NULL;
+
+        file_at(f, "hard/make.py",
+                "import tarfile\n"
+                "with tarfile.open('data.tar.gz', 'w:gz', format=tarfile.GNU_FORMAT) as t:\n"
+                "    for d in ('./', './etc/', './etc/h/'):\n"
+                "        i = tarfile.TarInfo(d); i.type = tarfile.DIRTYPE; i.mode = 0o755; t.addfile(i)\n"
+                "    i = tarfile.TarInfo('./etc/h/x'); i.type = tarfile.LNKTYPE\n"
+                "    i.linkname = './etc/mssf/repositories.conf'; i.mode = 0o666; t.addfile(i)\n");
+        assert_true(asprintf(&command, "cd %s/hard && mkdir -p c && "
+                             "printf 'Package: h\\nVersion: 1\\nArchitecture: all\\n"
+                             "Maintainer: t <t@t>\\nDescription: t\\n' >c/control && "
+                             "tar -C c -czf control.tar.gz ./control && /usr/bin/python3 make.py && "
+                             "echo 2.0 >debian-binary && "
+                             "ar rc h.deb debian-binary control.tar.gz data.tar.gz", f->root) > 0);
+        run(command);
+        assert_true(asprintf(&deb, "%s/hard/h.deb", f->root) > 0);
+        return deb;
+}
+
+static void assert_finding(const DebRun *run, size_t index, const char *expected) {
+        _cleanup_free_ char *finding = NULL;
+
+        assert_int_equal(deb_run_inspect(run, index, &finding), 0);
+        if (!expected) {
+                if (finding)
+                        fail_msg("unexpected finding: %s", finding);
+                return;
+        }
+        if (!finding || !strstr(finding, expected))
+                fail_msg("finding \"%s\", expected one with \"%s\"", finding ? finding : "(none)",
+                         expected);
+}
+
+/* The ways a member reaches the configuration other than by its name. */
+static void test_inspect_run(void **state) {
+        ToolFixture *f = tool_fixture_new("mssf-deb-inspect");
+        _cleanup_(deb_run_freep) DebRun *run = NULL;
+        _cleanup_free_ char *plain = NULL, *dir_over_file = NULL, *dir_kept = NULL, *links = NULL;
+        _cleanup_free_ char *through = NULL, *hard = NULL, *relative = NULL;
+        int root_fd;
+
+        file_at(f, "root/etc/mssf/device-policy.conf", "origin system *\n");
+        file_at(f, "root/etc/mssf/repositories.conf", "");
+        file_at(f, "root/etc/mssf/keyrings/k", "");
+        file_at(f, "root/etc/ssl/certs/c", "");
+        file_at(f, "root/usr/lib/x", "");
+        plain = build_deb(f, "plain", "mkdir -p pkg/usr/lib/plain && echo x >pkg/usr/lib/plain/f && "
+                          "ln -s ../../share/doc pkg/usr/lib/plain/doc");
+        /* dpkg puts a new directory in the place of the file that is there. */
+        dir_over_file = build_deb(f, "dir-over-file", "mkdir -p pkg/etc/mssf/device-policy.conf");
+        dir_kept = build_deb(f, "dir-kept", "mkdir -p pkg/etc/mssf/keyrings");
+        /* One package's symlinks in a directory the run creates, another's file through them. */
+        links = build_deb(f, "links", "mkdir -p pkg/etc/hostile && ln -s ../ssl pkg/etc/hostile/u && "
+                          "ln -s u/../mssf pkg/etc/hostile/s");
+        through = build_deb(f, "through", "mkdir -p pkg/etc/hostile/s && "
+                            "echo evil >pkg/etc/hostile/s/repositories.conf");
+        hard = build_hard_link_deb(f);
+        /* ".." in a directory of the package's own: the directory, not a link. */
+        relative = build_deb(f, "relative", "mkdir -p pkg/usr/lib/rel/sub && "
+                             "ln -s ../../x pkg/usr/lib/rel/sub/x");
+
+        root_fd = open(f->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        assert_true(root_fd >= 0);
+        {
+                _cleanup_free_ char *at_root = NULL;
+                assert_true(asprintf(&at_root, "%s/root", f->root) > 0);
+                close(root_fd);
+                root_fd = open(at_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                assert_true(root_fd >= 0);
+        }
+        assert_int_equal(deb_run_new(root_fd, &run), 0);
+        const char *debs[] = { plain, dir_over_file, dir_kept, links, through, hard, relative };
+        for (size_t i = 0; i < ELEMENTSOF(debs); i++) {
+                _cleanup_free_ char *error = NULL;
+                assert_int_equal(deb_run_add(run, debs[i], &error), 0);
+        }
+        assert_int_equal(deb_run_seal(run), 0);
+        assert_finding(run, 0, NULL);
+        assert_finding(run, 1, "ships the directory /etc/mssf/device-policy.conf");
+        assert_finding(run, 2, NULL);
+        assert_finding(run, 3, "ships the symlink /etc/hostile/s -> u/../mssf, which leads to /etc/mssf");
+        assert_finding(run, 4, "lands at /etc/mssf/repositories.conf");
+        assert_finding(run, 5, "ships the hard link /etc/h/x to /etc/mssf/repositories.conf");
+        assert_finding(run, 6, NULL);
+        /* The same files, each alone in its run: the file needs the other's links. */
+        deb_run_free(TAKE_PTR(run));
+        assert_int_equal(deb_run_new(root_fd, &run), 0);
+        {
+                _cleanup_free_ char *error = NULL;
+                assert_int_equal(deb_run_add(run, through, &error), 0);
+        }
+        assert_int_equal(deb_run_seal(run), 0);
+        assert_finding(run, 0, NULL);
+        close(root_fd);
+        tool_fixture_free(f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_line),
                 cmocka_unit_test(test_read_deb),
                 cmocka_unit_test(test_guarded_files),
+                cmocka_unit_test(test_inspect_run),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

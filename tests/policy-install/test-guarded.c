@@ -77,7 +77,7 @@ static void test_normalize(void **state) {
 static void assert_resolves(int root_fd, const char *path, bool follow_last, const char *expected) {
         _cleanup_free_ char *where = NULL;
 
-        assert_int_equal(guarded_resolve(root_fd, path, follow_last, &where), 0);
+        assert_int_equal(guarded_resolve(root_fd, NULL, path, follow_last, &where), 0);
         assert_string_equal(where, expected);
 }
 
@@ -113,12 +113,73 @@ static void test_resolve(void **state) {
         /* The last component is followed only when asked. */
         assert_resolves(root_fd, "/usr/share/x/abs", false, "/usr/share/x/abs");
         assert_resolves(root_fd, "/usr/share/x/abs", true, "/etc/mssf");
-        /* What does not exist yet is taken as named. */
-        assert_resolves(root_fd, "/usr/lib/new/../file", false, "/usr/lib/file");
+        /* What does not exist yet is taken as named... */
         assert_resolves(root_fd, "/usr/share/x/abs/new/dir/f", false, "/etc/mssf/new/dir/f");
+        /* ...but not a ".." after it: "new" may be a symlink unpacked later, to
+         * /etc/ssl say, and "new/../mssf" is then /etc/mssf, not /usr/lib/mssf. */
+        assert_int_equal(guarded_resolve(root_fd, NULL, "/usr/lib/new/../file", false, &where),
+                         GUARDED_E_UNKNOWN);
+        assert_null(where);
+        assert_int_equal(guarded_resolve(root_fd, NULL, "/etc/hostile/u/../mssf", true, &where),
+                         GUARDED_E_UNKNOWN);
+        assert_null(where);
         assert_resolves(root_fd, "/", true, "/");
         assert_resolves(root_fd, "//./", false, "/");
-        assert_int_equal(guarded_resolve(root_fd, "/loop1/x", false, &where), -ELOOP);
+        assert_int_equal(guarded_resolve(root_fd, NULL, "/loop1/x", false, &where), -ELOOP);
+        assert_null(where);
+        close(root_fd);
+        tool_fixture_free(f);
+}
+
+static const char *planned_link(const char *path, void *userdata) {
+        const char *const *links = userdata;
+
+        for (size_t i = 0; links[i]; i += 2)
+                if (strcmp(links[i], path) == 0)
+                        return links[i + 1];
+        return NULL;
+}
+
+static void assert_resolves_in_run(int root_fd, const GuardedRun *run, const char *path,
+                                   bool follow_last, const char *expected) {
+        _cleanup_free_ char *where = NULL;
+
+        assert_int_equal(guarded_resolve(root_fd, run, path, follow_last, &where), 0);
+        assert_string_equal(where, expected);
+}
+
+/* Before a run: what is not there yet becomes a directory, or one of the run's symlinks. */
+static void test_resolve_run(void **state) {
+        ToolFixture *f = tool_fixture_new("mssf-guarded-run");
+        _cleanup_free_ char *share = fileio_join(f->root, "usr/share/x");
+        _cleanup_free_ char *etc = fileio_join(f->root, "etc/ssl");
+        const char *links[] = {
+                "/etc/hostile/u", "../ssl",             /* in a directory the run creates */
+                "/etc/hostile/s", "u/../mssf",
+                "/usr/share/x", "/etc/mssf",            /* a directory is there: dpkg keeps it */
+                "/opt/l/s", "t", "/opt/l/t", "s",       /* a loop only the run makes */
+                NULL,
+        };
+        const GuardedRun as_is = {}, with_links = { .link_at = planned_link, .userdata = links };
+        char *where = NULL;
+        int root_fd;
+
+        assert_int_equal(fileio_mkdir_p(share, 0755), 0);
+        assert_int_equal(fileio_mkdir_p(etc, 0755), 0);
+        root_fd = open(f->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        assert_true(root_fd >= 0);
+        assert_int_equal(symlinkat("/etc/mssf", root_fd, "usr/share/x/abs"), 0);
+        /* ".." past a directory the run creates goes back to its parent... */
+        assert_resolves_in_run(root_fd, &as_is, "/usr/lib/new/../file", false, "/usr/lib/file");
+        /* ...which is followed again from there on: a link after it is still a link. */
+        assert_resolves_in_run(root_fd, &as_is, "/usr/new/../share/x/abs/f", false, "/etc/mssf/f");
+        /* The run's symlinks are followed where the tree has nothing yet. */
+        assert_resolves_in_run(root_fd, &as_is, "/etc/hostile/s/repositories.conf", false,
+                               "/etc/hostile/s/repositories.conf");
+        assert_resolves_in_run(root_fd, &with_links, "/etc/hostile/s/repositories.conf", false,
+                               "/etc/mssf/repositories.conf");
+        assert_resolves_in_run(root_fd, &with_links, "/usr/share/x/y", false, "/usr/share/x/y");
+        assert_int_equal(guarded_resolve(root_fd, &with_links, "/opt/l/s/x", false, &where), -ELOOP);
         assert_null(where);
         close(root_fd);
         tool_fixture_free(f);
@@ -129,6 +190,7 @@ int main(void) {
                 cmocka_unit_test(test_path),
                 cmocka_unit_test(test_normalize),
                 cmocka_unit_test(test_resolve),
+                cmocka_unit_test(test_resolve_run),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
