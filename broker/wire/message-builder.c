@@ -25,6 +25,7 @@
  * the builder with their lengths, so that a reply from the bus costs no
  * allocation and no strlen() per field.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -39,6 +40,9 @@ typedef struct BuilderFrame {
         size_t length_offset;   /* array: where its length goes */
         size_t elements_start;  /* array: body offset of the first element */
 } BuilderFrame;
+
+/* Most of the bus's own messages fit: a reply of one value, a signal of three names. */
+#define BUILDER_BODY_INLINE 256
 
 /* The header fields that hold names, in the order the header lists them. */
 enum {
@@ -60,7 +64,7 @@ struct MessageBuilder {
         bool has_name[_BUILDER_NAME_MAX];
         size_t name_len[_BUILDER_NAME_MAX];
 
-        uint8_t *body;          /* (owned) */
+        uint8_t *body;          /* body_inline, or (owned) a larger buffer */
         size_t body_size;
         size_t body_capacity;
         char signature[VALIDATE_SIGNATURE_MAX + 1];
@@ -70,6 +74,7 @@ struct MessageBuilder {
         size_t n_fds;
 
         /* Not cleared by new(): each is written before it is read. */
+        uint8_t body_inline[BUILDER_BODY_INLINE];
         char name_text[_BUILDER_NAME_MAX][VALIDATE_NAME_MAX + 1];
         char sigstack[(MESSAGE_DEPTH_MAX + 2) * (VALIDATE_SIGNATURE_MAX + 1)];
         size_t sigstack_size;
@@ -89,7 +94,9 @@ int message_builder_new(uint8_t type, MessageBuilder **ret) {
         if (!b)
                 return -ENOMEM;
         /* Only the fixed part is cleared: the stacks are written before read. */
-        memset(b, 0, offsetof(MessageBuilder, name_text));
+        memset(b, 0, offsetof(MessageBuilder, body_inline));
+        b->body = b->body_inline;
+        b->body_capacity = sizeof(b->body_inline);
         b->type = type;
         b->sigstack_size = 0;
         b->depth = 0;
@@ -103,7 +110,8 @@ MessageBuilder *message_builder_free(MessageBuilder *b) {
         if (!b)
                 return NULL;
         free(b->path);
-        free(b->body);
+        if (b->body != b->body_inline)
+                free(b->body);
         for (size_t i = 0; i < b->n_fds; i++)
                 safe_close(b->fds[i]);
         free(b->fds);
@@ -205,14 +213,16 @@ static int reserve(MessageBuilder *b, size_t n) {
                 b->poisoned = true;
                 return MESSAGE_E_TOO_LARGE;
         }
-        capacity = b->body_capacity ? b->body_capacity : 256;
+        capacity = b->body_capacity;
         while (capacity < need)
                 capacity *= 2;
-        body = realloc(b->body, capacity);
+        body = realloc(b->body == b->body_inline ? NULL : b->body, capacity);
         if (!body) {
                 b->poisoned = true;
                 return -ENOMEM;
         }
+        if (b->body == b->body_inline)
+                memcpy(body, b->body_inline, b->body_size);
         b->body = body;
         b->body_capacity = capacity;
         return 0;
@@ -571,97 +581,107 @@ int message_builder_copy_value(MessageBuilder *b, MessageReader *r) {
 }
 
 /*
- * Appends header fields to out (or only measures when out is NULL). While
- * writing, it points m's header index at the strings it writes, as
- * message_validate_header() would have.
+ * The header: each field 8-aligned, its code, its one-code signature and
+ * its value. measure_header() says how big write_header() makes it, field
+ * by field in the same order; tests/wire checks that the two agree with
+ * message_validate_header().
  */
-typedef struct HeaderWriter {
-        uint8_t *out;
-        size_t pos;
-} HeaderWriter;
-
-static void header_put(HeaderWriter *w, const void *p, size_t n) {
-        if (w->out)
-                memcpy(w->out + w->pos, p, n);
-        w->pos += n;
+static size_t field_end(size_t pos, size_t value_size) {
+        return ALIGN_TO(pos, 8) + 4 + value_size;
 }
 
-static void header_field_start(HeaderWriter *w, uint8_t code, char type) {
-        static const uint8_t zeros[8];
-        uint8_t start[4] = { code, 1, (uint8_t) type, 0 };
+static size_t measure_header(MessageBuilder *b) {
+        size_t pos = MESSAGE_FIXED_HEADER_SIZE;
 
-        header_put(w, zeros, ALIGN_TO(w->pos, 8) - w->pos);
-        header_put(w, start, sizeof(start));
-}
-
-/* Returns where the string's bytes went (NULL when only measuring). */
-static const char *header_string(HeaderWriter *w, uint8_t code, char type, const char *s, size_t n) {
-        const char *written;
-        uint8_t len[4];
-
-        header_field_start(w, code, type);
-        message_store32(len, (uint32_t) n, true);
-        header_put(w, len, 4);
-        written = w->out ? (const char *) w->out + w->pos : NULL;
-        header_put(w, s, n + 1);
-        return written;
-}
-
-static const char *header_name(HeaderWriter *w, MessageBuilder *b, unsigned field, uint8_t code) {
-        if (!b->has_name[field])
-                return NULL;
-        return header_string(w, code, 's', b->name_text[field], b->name_len[field]);
-}
-
-static void header_u32(HeaderWriter *w, uint8_t code, uint32_t v) {
-        uint8_t value[4];
-
-        if (v == 0)
-                return;
-        header_field_start(w, code, 'u');
-        message_store32(value, v, true);
-        header_put(w, value, 4);
-}
-
-/*
- * Writes the whole header (fixed part, fields, padding) and returns its
- * size; with m, into m->data, indexing m's header fields.
- */
-static size_t write_header(MessageBuilder *b, Message *m) {
-        static const uint8_t zeros[8];
-        HeaderWriter w = { .out = m ? m->data : NULL, .pos = MESSAGE_FIXED_HEADER_SIZE };
-        Message scratch = {};
-        uint8_t len = (uint8_t) b->signature_len;
-
-        if (!m)
-                m = &scratch;   /* measuring: the index is thrown away */
         if (b->path)
-                m->path = header_string(&w, MESSAGE_FIELD_PATH, 'o', b->path, b->path_len);
-        m->interface = header_name(&w, b, BUILDER_INTERFACE, MESSAGE_FIELD_INTERFACE);
-        m->member = header_name(&w, b, BUILDER_MEMBER, MESSAGE_FIELD_MEMBER);
-        m->error_name = header_name(&w, b, BUILDER_ERROR_NAME, MESSAGE_FIELD_ERROR_NAME);
-        header_u32(&w, MESSAGE_FIELD_REPLY_SERIAL, b->reply_serial);
-        m->destination = header_name(&w, b, BUILDER_DESTINATION, MESSAGE_FIELD_DESTINATION);
-        m->sender = header_name(&w, b, BUILDER_SENDER, MESSAGE_FIELD_SENDER);
+                pos = field_end(pos, 4 + b->path_len + 1);
+        for (unsigned field = 0; field < _BUILDER_NAME_MAX; field++)
+                if (b->has_name[field])
+                        pos = field_end(pos, 4 + b->name_len[field] + 1);
+        if (b->reply_serial)
+                pos = field_end(pos, 4);
+        if (b->signature_len > 0)
+                pos = field_end(pos, 1 + b->signature_len + 1);
+        if (b->n_fds > 0)
+                pos = field_end(pos, 4);
+        return ALIGN_TO(pos, 8);
+}
+
+/* Zero padding up to the field's 8-aligned start, then its code and signature. */
+static size_t put_field_start(uint8_t *out, size_t pos, uint8_t code, char type) {
+        while (pos % 8)
+                out[pos++] = 0;
+        out[pos] = code;
+        out[pos + 1] = 1;
+        out[pos + 2] = (uint8_t) type;
+        out[pos + 3] = 0;
+        return pos + 4;
+}
+
+/* A string field; *ret points at its bytes in out, as the header index does. */
+static size_t put_string(uint8_t *out, size_t pos, uint8_t code, char type, const char *s, size_t n,
+                         const char **ret) {
+        pos = put_field_start(out, pos, code, type);
+        message_store32(out + pos, (uint32_t) n, true);
+        memcpy(out + pos + 4, s, n + 1);
+        *ret = (const char *) out + pos + 4;
+        return pos + 4 + n + 1;
+}
+
+static size_t put_u32(uint8_t *out, size_t pos, uint8_t code, uint32_t v) {
+        pos = put_field_start(out, pos, code, 'u');
+        message_store32(out + pos, v, true);
+        return pos + 4;
+}
+
+/* Writes the header into m->data and points m's header index at its fields. */
+static size_t write_header(MessageBuilder *b, Message *m) {
+        static const uint8_t codes[_BUILDER_NAME_MAX] = {
+                [BUILDER_INTERFACE] = MESSAGE_FIELD_INTERFACE,
+                [BUILDER_MEMBER] = MESSAGE_FIELD_MEMBER,
+                [BUILDER_ERROR_NAME] = MESSAGE_FIELD_ERROR_NAME,
+                [BUILDER_DESTINATION] = MESSAGE_FIELD_DESTINATION,
+                [BUILDER_SENDER] = MESSAGE_FIELD_SENDER,
+        };
+        const char **index[_BUILDER_NAME_MAX] = {
+                [BUILDER_INTERFACE] = &m->interface,
+                [BUILDER_MEMBER] = &m->member,
+                [BUILDER_ERROR_NAME] = &m->error_name,
+                [BUILDER_DESTINATION] = &m->destination,
+                [BUILDER_SENDER] = &m->sender,
+        };
+        uint8_t *out = m->data;
+        size_t pos = MESSAGE_FIXED_HEADER_SIZE;
+
+        if (b->path)
+                pos = put_string(out, pos, MESSAGE_FIELD_PATH, 'o', b->path, b->path_len, &m->path);
+        for (unsigned field = 0; field < _BUILDER_NAME_MAX; field++) {
+                /* REPLY_SERIAL (5) between ERROR_NAME (4) and DESTINATION (6), as the codes go. */
+                if (field == BUILDER_DESTINATION && b->reply_serial)
+                        pos = put_u32(out, pos, MESSAGE_FIELD_REPLY_SERIAL, b->reply_serial);
+                if (b->has_name[field])
+                        pos = put_string(out, pos, codes[field], 's', b->name_text[field], b->name_len[field],
+                                         index[field]);
+        }
         if (b->signature_len > 0) {
-                header_field_start(&w, MESSAGE_FIELD_SIGNATURE, 'g');
-                header_put(&w, &len, 1);
-                if (w.out)
-                        m->signature = (const char *) w.out + w.pos;
-                header_put(&w, b->signature, b->signature_len + 1);
+                pos = put_field_start(out, pos, MESSAGE_FIELD_SIGNATURE, 'g');
+                out[pos] = (uint8_t) b->signature_len;
+                memcpy(out + pos + 1, b->signature, b->signature_len + 1);
+                m->signature = (const char *) out + pos + 1;
+                pos += 1 + b->signature_len + 1;
         }
-        header_u32(&w, MESSAGE_FIELD_UNIX_FDS, (uint32_t) b->n_fds);
-        if (w.out) {
-                w.out[0] = 'l';
-                w.out[1] = b->type;
-                w.out[2] = b->flags;
-                w.out[3] = MESSAGE_PROTOCOL_VERSION;
-                message_store32(w.out + 4, (uint32_t) b->body_size, true);
-                message_store32(w.out + 8, b->serial, true);
-                message_store32(w.out + 12, (uint32_t) (w.pos - MESSAGE_FIXED_HEADER_SIZE), true);
-        }
-        header_put(&w, zeros, ALIGN_TO(w.pos, 8) - w.pos);
-        return w.pos;
+        if (b->n_fds > 0)
+                pos = put_u32(out, pos, MESSAGE_FIELD_UNIX_FDS, (uint32_t) b->n_fds);
+        out[0] = 'l';
+        out[1] = b->type;
+        out[2] = b->flags;
+        out[3] = MESSAGE_PROTOCOL_VERSION;
+        message_store32(out + 4, (uint32_t) b->body_size, true);
+        message_store32(out + 8, b->serial, true);
+        message_store32(out + 12, (uint32_t) (pos - MESSAGE_FIXED_HEADER_SIZE), true);
+        while (pos % 8)
+                out[pos++] = 0;
+        return pos;
 }
 
 /*
@@ -692,7 +712,7 @@ static int check_header(MessageBuilder *b, size_t header_size) {
 
 int message_builder_finish(MessageBuilder *b, Message **ret) {
         Message *m = NULL;
-        size_t header_size;
+        size_t header_size, written;
         int r;
 
         if (b->poisoned)
@@ -702,7 +722,7 @@ int message_builder_finish(MessageBuilder *b, Message **ret) {
         while (b->serial == 0)
                 b->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
 
-        header_size = write_header(b, NULL);
+        header_size = measure_header(b);
         if (header_size + b->body_size > MESSAGE_SIZE_MAX)
                 return MESSAGE_E_TOO_LARGE;
         r = check_header(b, header_size);
@@ -711,7 +731,9 @@ int message_builder_finish(MessageBuilder *b, Message **ret) {
         r = message_alloc(header_size + b->body_size, b->n_fds, &m);
         if (r)
                 return r;
-        write_header(b, m);
+        written = write_header(b, m);
+        assert(written == header_size);
+        (void) written;
         if (b->body_size > 0)
                 memcpy(m->data + header_size, b->body, b->body_size);
         if (b->n_fds > 0)

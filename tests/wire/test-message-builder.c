@@ -498,6 +498,25 @@ static void test_finish_index(void **state) {
         close(pipefd[0]);
         close(pipefd[1]);
 
+        /* A body that outgrows the builder's own buffer, written across the move. */
+        {
+                _cleanup_(message_unrefp) Message *big = NULL;
+                char text[1000];
+                const char *read_back = NULL, *after = NULL;
+
+                memset(text, 'x', sizeof(text) - 1);
+                text[sizeof(text) - 1] = 0;
+                b = new_call();
+                assert_int_equal(message_builder_append_basic(b, 's', "before"), 0);
+                assert_int_equal(message_builder_append_basic(b, 's', text), 0);
+                assert_int_equal(message_builder_finish(b, &big), 0);
+                assert_index_as_parsed(big);
+                message_builder_free(b);
+                assert_int_equal(message_read(big, "ss", &read_back, &after), 0);
+                assert_string_equal(read_back, "before");
+                assert_string_equal(after, text);
+        }
+
         /* Cleared fields are gone from the header. */
         b = new_call();
         assert_int_equal(message_builder_set_interface(b, NULL), 0);
