@@ -21,6 +21,15 @@
  * removes earlier allows for unicast messages); we do the same so that
  * verdicts agree with dbus-daemon's exactly.
  *
+ * Most session buses allow everything (session.conf: allow
+ * send_destination="*" and receive with eavesdrop="true"): a client
+ * whose send (receive) rules end in a rule that matches every message
+ * from or to every peer, with no deny after it, allows everything,
+ * since that rule or a later allow always matches last. bc_client_build()
+ * finds that once, and busconfig_client_allows_every_send() (_receive())
+ * lets the caller skip the checks, which cost several hundred
+ * instructions per message otherwise.
+ *
  * Nothing here allocates after bc_client_build(); checks are pure.
  */
 #include <errno.h>
@@ -118,6 +127,8 @@ static int index_entry(BusconfigClient *client, const BcEntry *entry) {
         }
 }
 
+static BcAllowAll allow_all_of(const BusconfigClient *client, BusRuleKind kind);
+
 int bc_client_build(BusconfigClient *client, const BcRuleSet *const *sets, size_t n_sets) {
         size_t total = 0, last_blanket[3] = { 0, 0, 0 }, pos = 0;
         index_init(&client->send);
@@ -150,6 +161,8 @@ int bc_client_build(BusconfigClient *client, const BcRuleSet *const *sets, size_
                         if (r < 0)
                                 return r;
                 }
+        client->send_all = allow_all_of(client, BUS_RULE_SEND);
+        client->receive_all = allow_all_of(client, BUS_RULE_RECEIVE);
         return 0;
 }
 
@@ -201,6 +214,54 @@ static bool reply_flags_match(const BusPolicyRule *rule, const BcQuery *q) {
                         return false;
         }
         return true;
+}
+
+/*
+ * Whether rule (a send or receive rule) matches every message with at
+ * most its max_fds descriptors, from or to any peer, in every query:
+ * nothing but the reply flags to compare, and those match in each
+ * combination of requested_reply, eavesdropping and being a reply.
+ */
+static bool rule_matches_every_message(const BusPolicyRule *rule) {
+        BusconfigMessage m = { 0 };
+
+        if (rule->peer || rule->type != BUS_MESSAGE_TYPE_ANY || rule->path || rule->interface ||
+            rule->member || rule->error || rule->broadcast != BUS_TRISTATE_UNSET || rule->min_fds != 0)
+                return false;
+        for (unsigned bits = 0; bits < 8; bits++) {
+                BcQuery q = { rule->kind == BUS_RULE_SEND ? BUSCONFIG_CHECK_SEND : BUSCONFIG_CHECK_RECEIVE,
+                              &m, NULL, bits & 1, bits & 2 };
+
+                m.is_reply = bits & 4;
+                if (!reply_flags_match(rule, &q))
+                        return false;
+        }
+        return true;
+}
+
+/* The latest rule of kind that matches every message, if no deny of that kind comes after it. */
+static BcAllowAll allow_all_of(const BusconfigClient *client, BusRuleKind kind) {
+        BcAllowAll all = { false, 0 };
+
+        for (size_t i = 0; i < client->n_entries; i++) {
+                const BusPolicyRule *rule = client->entries[i].rule;
+
+                if (rule->kind != kind)
+                        continue;
+                if (!rule->allow)
+                        all.valid = false;
+                else if (rule_matches_every_message(rule))
+                        all = (BcAllowAll){ true, rule->max_fds };
+        }
+        return all;
+}
+
+bool busconfig_client_allows_every_send(const BusconfigClient *client, unsigned n_fds) {
+        return client->send_all.valid && n_fds <= client->send_all.max_fds;
+}
+
+bool busconfig_client_allows_every_receive(const BusconfigClient *client, unsigned n_fds) {
+        return client->receive_all.valid && n_fds <= client->receive_all.max_fds;
 }
 
 static bool broadcast_matches(const BusPolicyRule *rule, const BusconfigMessage *m) {

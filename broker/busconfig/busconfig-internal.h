@@ -67,6 +67,16 @@ typedef struct BcIndex {
         BcList any;
 } BcIndex;
 
+/*
+ * A rule kind whose rules allow every message with at most max_fds
+ * descriptors, whatever the message and the peer (valid: false when
+ * that is not known to hold).
+ */
+typedef struct BcAllowAll {
+        bool valid;
+        unsigned max_fds;
+} BcAllowAll;
+
 struct BusconfigClient {
         unsigned refcount;
         BusconfigPolicy *policy;        /* (owned reference) */
@@ -76,6 +86,8 @@ struct BusconfigClient {
         BcIndex send;
         BcIndex receive;
         BcIndex own;
+        BcAllowAll send_all;            /* precomputed by bc_client_build() */
+        BcAllowAll receive_all;
 };
 
 /* busconfig-client.c */

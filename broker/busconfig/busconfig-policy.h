@@ -119,6 +119,15 @@ void busconfig_client_check_receive(const BusconfigClient *client, const Busconf
                                     const BusconfigPeer *sender, bool eavesdropping,
                                     bool requested_reply, BusconfigVerdict *ret);
 
+/*
+ * Whether check_send() (check_receive()) would allow every message with
+ * n_fds descriptors, whatever else it holds and whoever the peer
+ * (precomputed when the client was built): then the check may be skipped.
+ * false says only that the check must run.
+ */
+bool busconfig_client_allows_every_send(const BusconfigClient *client, unsigned n_fds);
+bool busconfig_client_allows_every_receive(const BusconfigClient *client, unsigned n_fds);
+
 /* May this client own (or queue for) name? */
 void busconfig_client_check_own(const BusconfigClient *client, const char *name,
                                 BusconfigVerdict *ret);

@@ -340,10 +340,18 @@ static BusconfigPeer busconfig_peer(const SecurityPeer *peer) {
 
 static int check_busconfig(Security *s, SecurityPeer *sender, SecurityPeer *receiver, Message *m,
                            SecurityRoute route, SecurityVerdict *ret) {
-        BusconfigMessage bm = busconfig_message(m);
         bool requested = route == SECURITY_ROUTE_REPLY;
+        size_t n_fds = 0;
+        (void)message_get_unix_fds(m, &n_fds);
+        /* Rules that allow anything (a session bus's) need not see the message. */
+        bool check_send = sender && !busconfig_client_allows_every_send(sender->busconfig, (unsigned)n_fds);
+        bool check_receive = receiver &&
+                             !busconfig_client_allows_every_receive(receiver->busconfig, (unsigned)n_fds);
+        if (!check_send && !check_receive)
+                return 0;
+        BusconfigMessage bm = busconfig_message(m);
         BusconfigVerdict v;
-        if (sender) {
+        if (check_send) {
                 BusconfigPeer to = receiver ? busconfig_peer(receiver) : (BusconfigPeer){ 0 };
                 busconfig_client_check_send(sender->busconfig, &bm, receiver ? &to : NULL, requested, &v);
                 if (!v.allow) {
@@ -351,7 +359,7 @@ static int check_busconfig(Security *s, SecurityPeer *sender, SecurityPeer *rece
                         return SECURITY_E_DENIED;
                 }
         }
-        if (receiver) {
+        if (check_receive) {
                 BusconfigPeer from = sender ? busconfig_peer(sender) : (BusconfigPeer){ 0 };
                 busconfig_client_check_receive(receiver->busconfig, &bm, sender ? &from : NULL,
                                                route == SECURITY_ROUTE_EAVESDROP, requested, &v);

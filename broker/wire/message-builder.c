@@ -11,12 +11,21 @@
  * is appended (a string's UTF-8, a path's and a signature's syntax, an
  * array's length at close(), the nesting depth at open(); a copied value
  * comes from a message that passed message_validate()), so finish()
- * writes the header in front of the body and checks the header alone
- * (message_validate_header(), the check every received message's header
- * passes): walking the body again cost ListNames of 3,000 names 17% of
- * its time in the bus (perf, bench/README.md). A builder that hit
+ * does not walk the body again: that cost ListNames of 3,000 names 17%
+ * of its time in the bus (perf, bench/README.md). Nor does it parse the
+ * header it wrote: every header string was checked by its setter (or
+ * is the header of a validated message, set_reply_to()), so finish()
+ * indexes the fields as it writes them and applies the few rules no
+ * setter can judge alone (the reserved path and interface, the fields
+ * each type requires, the size limits), as message_validate_header()
+ * would; tests/wire checks that the two agree. A builder that hit
  * -ENOMEM refuses to finish.
+ *
+ * The header names (at most VALIDATE_NAME_MAX bytes each) are kept in
+ * the builder with their lengths, so that a reply from the bus costs no
+ * allocation and no strlen() per field.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -32,19 +41,30 @@ typedef struct BuilderFrame {
         size_t elements_start;  /* array: body offset of the first element */
 } BuilderFrame;
 
+/* Most of the bus's own messages fit: a reply of one value, a signal of three names. */
+#define BUILDER_BODY_INLINE 256
+
+/* The header fields that hold names, in the order the header lists them. */
+enum {
+        BUILDER_INTERFACE,
+        BUILDER_MEMBER,
+        BUILDER_ERROR_NAME,
+        BUILDER_DESTINATION,
+        BUILDER_SENDER,
+        _BUILDER_NAME_MAX,
+};
+
 struct MessageBuilder {
         uint8_t type;
         uint8_t flags;
         uint32_t serial;
         uint32_t reply_serial;
-        char *path;             /* (owned, nullable) the header strings */
-        char *interface;
-        char *member;
-        char *error_name;
-        char *destination;
-        char *sender;
+        char *path;             /* (owned, nullable) */
+        size_t path_len;
+        bool has_name[_BUILDER_NAME_MAX];
+        size_t name_len[_BUILDER_NAME_MAX];
 
-        uint8_t *body;          /* (owned) */
+        uint8_t *body;          /* body_inline, or (owned) a larger buffer */
         size_t body_size;
         size_t body_capacity;
         char signature[VALIDATE_SIGNATURE_MAX + 1];
@@ -53,6 +73,9 @@ struct MessageBuilder {
         int *fds;               /* (owned descriptors) */
         size_t n_fds;
 
+        /* Not cleared by new(): each is written before it is read. */
+        uint8_t body_inline[BUILDER_BODY_INLINE];
+        char name_text[_BUILDER_NAME_MAX][VALIDATE_NAME_MAX + 1];
         char sigstack[(MESSAGE_DEPTH_MAX + 2) * (VALIDATE_SIGNATURE_MAX + 1)];
         size_t sigstack_size;
         unsigned depth;
@@ -71,7 +94,9 @@ int message_builder_new(uint8_t type, MessageBuilder **ret) {
         if (!b)
                 return -ENOMEM;
         /* Only the fixed part is cleared: the stacks are written before read. */
-        memset(b, 0, offsetof(MessageBuilder, sigstack));
+        memset(b, 0, offsetof(MessageBuilder, body_inline));
+        b->body = b->body_inline;
+        b->body_capacity = sizeof(b->body_inline);
         b->type = type;
         b->sigstack_size = 0;
         b->depth = 0;
@@ -85,12 +110,8 @@ MessageBuilder *message_builder_free(MessageBuilder *b) {
         if (!b)
                 return NULL;
         free(b->path);
-        free(b->interface);
-        free(b->member);
-        free(b->error_name);
-        free(b->destination);
-        free(b->sender);
-        free(b->body);
+        if (b->body != b->body_inline)
+                free(b->body);
         for (size_t i = 0; i < b->n_fds; i++)
                 safe_close(b->fds[i]);
         free(b->fds);
@@ -113,44 +134,72 @@ int message_builder_set_flags(MessageBuilder *b, uint8_t flags) {
         return 0;
 }
 
-/* Replaces *field with a copy of value (NULL clears it) if valid(value). */
-static int set_string(char **field, const char *value, bool (*valid)(const char *, size_t)) {
+int message_builder_set_path(MessageBuilder *b, const char *path) {
         char *copy = NULL;
+        size_t n = 0;
 
-        if (value) {
-                if (!valid(value, strlen(value)))
+        if (path) {
+                n = strlen(path);
+                if (!validate_object_path(path, n))
                         return -EINVAL;
-                copy = strdup(value);
+                copy = strdup(path);
                 if (!copy)
                         return -ENOMEM;
         }
-        free(*field);
-        *field = copy;
+        free(b->path);
+        b->path = copy;
+        b->path_len = n;
         return 0;
 }
 
-int message_builder_set_path(MessageBuilder *b, const char *path) {
-        return set_string(&b->path, path, validate_object_path);
+/* Sets (or with NULL clears) a name field to n bytes the caller has checked. */
+static void set_name_n(MessageBuilder *b, unsigned field, const char *value, size_t n) {
+        b->has_name[field] = value;
+        b->name_len[field] = value ? n : 0;
+        if (value) {
+                memcpy(b->name_text[field], value, n);
+                b->name_text[field][n] = 0;
+        }
+}
+
+/* valid() bounds every name it accepts by VALIDATE_NAME_MAX: it fits name_text. */
+static int set_name(MessageBuilder *b, unsigned field, const char *value, bool (*valid)(const char *, size_t)) {
+        size_t n = value ? strlen(value) : 0;
+
+        if (value && !valid(value, n))
+                return -EINVAL;
+        set_name_n(b, field, value, n);
+        return 0;
 }
 
 int message_builder_set_interface(MessageBuilder *b, const char *interface) {
-        return set_string(&b->interface, interface, validate_interface_name);
+        return set_name(b, BUILDER_INTERFACE, interface, validate_interface_name);
 }
 
 int message_builder_set_member(MessageBuilder *b, const char *member) {
-        return set_string(&b->member, member, validate_member_name);
+        return set_name(b, BUILDER_MEMBER, member, validate_member_name);
 }
 
 int message_builder_set_error_name(MessageBuilder *b, const char *error_name) {
-        return set_string(&b->error_name, error_name, validate_error_name);
+        return set_name(b, BUILDER_ERROR_NAME, error_name, validate_error_name);
 }
 
 int message_builder_set_destination(MessageBuilder *b, const char *destination) {
-        return set_string(&b->destination, destination, validate_bus_name);
+        return set_name(b, BUILDER_DESTINATION, destination, validate_bus_name);
 }
 
 int message_builder_set_sender(MessageBuilder *b, const char *sender) {
-        return set_string(&b->sender, sender, validate_bus_name);
+        return set_name(b, BUILDER_SENDER, sender, validate_bus_name);
+}
+
+/*
+ * call's SENDER passed message_validate_header() (or was stamped by the
+ * bus), so it is a valid bus name of at most VALIDATE_NAME_MAX bytes:
+ * copied without checking it again.
+ */
+void message_builder_set_reply_to(MessageBuilder *b, Message *call) {
+        b->reply_serial = call->serial;
+        set_name_n(b, BUILDER_DESTINATION, call->sender, call->sender ? strlen(call->sender) : 0);
 }
 
 /* Makes room for n more body bytes. */
@@ -164,14 +213,16 @@ static int reserve(MessageBuilder *b, size_t n) {
                 b->poisoned = true;
                 return MESSAGE_E_TOO_LARGE;
         }
-        capacity = b->body_capacity ? b->body_capacity : 256;
+        capacity = b->body_capacity;
         while (capacity < need)
                 capacity *= 2;
-        body = realloc(b->body, capacity);
+        body = realloc(b->body == b->body_inline ? NULL : b->body, capacity);
         if (!body) {
                 b->poisoned = true;
                 return -ENOMEM;
         }
+        if (b->body == b->body_inline)
+                memcpy(body, b->body_inline, b->body_size);
         b->body = body;
         b->body_capacity = capacity;
         return 0;
@@ -529,84 +580,139 @@ int message_builder_copy_value(MessageBuilder *b, MessageReader *r) {
         return message_builder_close(b);
 }
 
-/* Appends header fields to out (or only measures when out is NULL). */
-typedef struct HeaderWriter {
-        uint8_t *out;
-        size_t pos;
-} HeaderWriter;
-
-static void header_put(HeaderWriter *w, const void *p, size_t n) {
-        if (w->out)
-                memcpy(w->out + w->pos, p, n);
-        w->pos += n;
+/*
+ * The header: each field 8-aligned, its code, its one-code signature and
+ * its value. measure_header() says how big write_header() makes it, field
+ * by field in the same order; tests/wire checks that the two agree with
+ * message_validate_header().
+ */
+static size_t field_end(size_t pos, size_t value_size) {
+        return ALIGN_TO(pos, 8) + 4 + value_size;
 }
 
-static void header_field_start(HeaderWriter *w, uint8_t code, char type) {
-        static const uint8_t zeros[8];
-        uint8_t start[4] = { code, 1, (uint8_t) type, 0 };
+static size_t measure_header(MessageBuilder *b) {
+        size_t pos = MESSAGE_FIXED_HEADER_SIZE;
 
-        header_put(w, zeros, ALIGN_TO(w->pos, 8) - w->pos);
-        header_put(w, start, sizeof(start));
+        if (b->path)
+                pos = field_end(pos, 4 + b->path_len + 1);
+        for (unsigned field = 0; field < _BUILDER_NAME_MAX; field++)
+                if (b->has_name[field])
+                        pos = field_end(pos, 4 + b->name_len[field] + 1);
+        if (b->reply_serial)
+                pos = field_end(pos, 4);
+        if (b->signature_len > 0)
+                pos = field_end(pos, 1 + b->signature_len + 1);
+        if (b->n_fds > 0)
+                pos = field_end(pos, 4);
+        return ALIGN_TO(pos, 8);
 }
 
-static void header_string(HeaderWriter *w, uint8_t code, char type, const char *s) {
-        uint8_t len[4];
-        size_t n;
-
-        if (!s)
-                return;
-        n = strlen(s);
-        header_field_start(w, code, type);
-        message_store32(len, (uint32_t) n, true);
-        header_put(w, len, 4);
-        header_put(w, s, n + 1);
+/* Zero padding up to the field's 8-aligned start, then its code and signature. */
+static size_t put_field_start(uint8_t *out, size_t pos, uint8_t code, char type) {
+        while (pos % 8)
+                out[pos++] = 0;
+        out[pos] = code;
+        out[pos + 1] = 1;
+        out[pos + 2] = (uint8_t) type;
+        out[pos + 3] = 0;
+        return pos + 4;
 }
 
-static void header_u32(HeaderWriter *w, uint8_t code, uint32_t v) {
-        uint8_t value[4];
-
-        if (v == 0)
-                return;
-        header_field_start(w, code, 'u');
-        message_store32(value, v, true);
-        header_put(w, value, 4);
+/* A string field; *ret points at its bytes in out, as the header index does. */
+static size_t put_string(uint8_t *out, size_t pos, uint8_t code, char type, const char *s, size_t n,
+                         const char **ret) {
+        pos = put_field_start(out, pos, code, type);
+        message_store32(out + pos, (uint32_t) n, true);
+        memcpy(out + pos + 4, s, n + 1);
+        *ret = (const char *) out + pos + 4;
+        return pos + 4 + n + 1;
 }
 
-/* Writes the whole header (fixed part, fields, padding); returns its size. */
-static size_t write_header(MessageBuilder *b, uint8_t *out) {
-        static const uint8_t zeros[8];
-        HeaderWriter w = { .out = out, .pos = MESSAGE_FIXED_HEADER_SIZE };
-        uint8_t len = (uint8_t) b->signature_len;
+static size_t put_u32(uint8_t *out, size_t pos, uint8_t code, uint32_t v) {
+        pos = put_field_start(out, pos, code, 'u');
+        message_store32(out + pos, v, true);
+        return pos + 4;
+}
 
-        header_string(&w, MESSAGE_FIELD_PATH, 'o', b->path);
-        header_string(&w, MESSAGE_FIELD_INTERFACE, 's', b->interface);
-        header_string(&w, MESSAGE_FIELD_MEMBER, 's', b->member);
-        header_string(&w, MESSAGE_FIELD_ERROR_NAME, 's', b->error_name);
-        header_u32(&w, MESSAGE_FIELD_REPLY_SERIAL, b->reply_serial);
-        header_string(&w, MESSAGE_FIELD_DESTINATION, 's', b->destination);
-        header_string(&w, MESSAGE_FIELD_SENDER, 's', b->sender);
+/* Writes the header into m->data and points m's header index at its fields. */
+static size_t write_header(MessageBuilder *b, Message *m) {
+        static const uint8_t codes[_BUILDER_NAME_MAX] = {
+                [BUILDER_INTERFACE] = MESSAGE_FIELD_INTERFACE,
+                [BUILDER_MEMBER] = MESSAGE_FIELD_MEMBER,
+                [BUILDER_ERROR_NAME] = MESSAGE_FIELD_ERROR_NAME,
+                [BUILDER_DESTINATION] = MESSAGE_FIELD_DESTINATION,
+                [BUILDER_SENDER] = MESSAGE_FIELD_SENDER,
+        };
+        const char **index[_BUILDER_NAME_MAX] = {
+                [BUILDER_INTERFACE] = &m->interface,
+                [BUILDER_MEMBER] = &m->member,
+                [BUILDER_ERROR_NAME] = &m->error_name,
+                [BUILDER_DESTINATION] = &m->destination,
+                [BUILDER_SENDER] = &m->sender,
+        };
+        uint8_t *out = m->data;
+        size_t pos = MESSAGE_FIXED_HEADER_SIZE;
+
+        if (b->path)
+                pos = put_string(out, pos, MESSAGE_FIELD_PATH, 'o', b->path, b->path_len, &m->path);
+        for (unsigned field = 0; field < _BUILDER_NAME_MAX; field++) {
+                /* REPLY_SERIAL (5) between ERROR_NAME (4) and DESTINATION (6), as the codes go. */
+                if (field == BUILDER_DESTINATION && b->reply_serial)
+                        pos = put_u32(out, pos, MESSAGE_FIELD_REPLY_SERIAL, b->reply_serial);
+                if (b->has_name[field])
+                        pos = put_string(out, pos, codes[field], 's', b->name_text[field], b->name_len[field],
+                                         index[field]);
+        }
         if (b->signature_len > 0) {
-                header_field_start(&w, MESSAGE_FIELD_SIGNATURE, 'g');
-                header_put(&w, &len, 1);
-                header_put(&w, b->signature, b->signature_len + 1);
+                pos = put_field_start(out, pos, MESSAGE_FIELD_SIGNATURE, 'g');
+                out[pos] = (uint8_t) b->signature_len;
+                memcpy(out + pos + 1, b->signature, b->signature_len + 1);
+                m->signature = (const char *) out + pos + 1;
+                pos += 1 + b->signature_len + 1;
         }
-        header_u32(&w, MESSAGE_FIELD_UNIX_FDS, (uint32_t) b->n_fds);
-        if (out) {
-                out[0] = 'l';
-                out[1] = b->type;
-                out[2] = b->flags;
-                out[3] = MESSAGE_PROTOCOL_VERSION;
-                message_store32(out + 4, (uint32_t) b->body_size, true);
-                message_store32(out + 8, b->serial, true);
-                message_store32(out + 12, (uint32_t) (w.pos - MESSAGE_FIXED_HEADER_SIZE), true);
+        if (b->n_fds > 0)
+                pos = put_u32(out, pos, MESSAGE_FIELD_UNIX_FDS, (uint32_t) b->n_fds);
+        out[0] = 'l';
+        out[1] = b->type;
+        out[2] = b->flags;
+        out[3] = MESSAGE_PROTOCOL_VERSION;
+        message_store32(out + 4, (uint32_t) b->body_size, true);
+        message_store32(out + 8, b->serial, true);
+        message_store32(out + 12, (uint32_t) (pos - MESSAGE_FIXED_HEADER_SIZE), true);
+        while (pos % 8)
+                out[pos++] = 0;
+        return pos;
+}
+
+/*
+ * What message_validate_header() checks that no setter could: the
+ * reserved path and interface, the fields m's type requires, the
+ * length of the field array.
+ */
+static int check_header(MessageBuilder *b, size_t header_size) {
+        const char *path = b->path, *interface = b->name_text[BUILDER_INTERFACE];
+
+        if (header_size - MESSAGE_FIXED_HEADER_SIZE > MESSAGE_ARRAY_MAX)
+                return -EINVAL;
+        if (path && strcmp(path, "/org/freedesktop/DBus/Local") == 0)
+                return -EINVAL;
+        if (b->has_name[BUILDER_INTERFACE] && strcmp(interface, "org.freedesktop.DBus.Local") == 0)
+                return -EINVAL;
+        switch (b->type) {
+        case MESSAGE_METHOD_CALL:
+                return path && b->has_name[BUILDER_MEMBER] ? 0 : -EINVAL;
+        case MESSAGE_SIGNAL:
+                return path && b->has_name[BUILDER_INTERFACE] && b->has_name[BUILDER_MEMBER] ? 0 : -EINVAL;
+        case MESSAGE_ERROR:
+                return b->has_name[BUILDER_ERROR_NAME] && b->reply_serial ? 0 : -EINVAL;
+        default:        /* MESSAGE_METHOD_RETURN: new() takes no other type */
+                return b->reply_serial ? 0 : -EINVAL;
         }
-        header_put(&w, zeros, ALIGN_TO(w.pos, 8) - w.pos);
-        return w.pos;
 }
 
 int message_builder_finish(MessageBuilder *b, Message **ret) {
-        _cleanup_(message_unrefp) Message *m = NULL;
-        size_t header_size;
+        Message *m = NULL;
+        size_t header_size, written;
         int r;
 
         if (b->poisoned)
@@ -616,27 +722,34 @@ int message_builder_finish(MessageBuilder *b, Message **ret) {
         while (b->serial == 0)
                 b->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
 
-        header_size = write_header(b, NULL);
+        header_size = measure_header(b);
         if (header_size + b->body_size > MESSAGE_SIZE_MAX)
                 return MESSAGE_E_TOO_LARGE;
+        r = check_header(b, header_size);
+        if (r)
+                return r;
         r = message_alloc(header_size + b->body_size, b->n_fds, &m);
         if (r)
                 return r;
-        write_header(b, m->data);
+        written = write_header(b, m);
+        assert(written == header_size);
+        (void) written;
         if (b->body_size > 0)
                 memcpy(m->data + header_size, b->body, b->body_size);
         if (b->n_fds > 0)
                 memcpy(m->fds, b->fds, b->n_fds * sizeof(int));
 
-        r = message_validate_header(m);
-        if (r == 0 && m->unix_fds != m->n_fds)
-                r = MESSAGE_E_INVALID;
-        if (r) {
-                for (size_t i = 0; i < m->n_fds; i++)
-                        m->fds[i] = -1;         /* still the builder's */
-                return r == MESSAGE_E_INVALID ? -EINVAL : r;
-        }
+        /* The rest of the index message_validate_header() would have filled in. */
+        m->little_endian = true;
+        m->type = b->type;
+        m->flags = b->flags;
+        m->serial = b->serial;
+        m->reply_serial = b->reply_serial;
+        m->unix_fds = (uint32_t) b->n_fds;
+        m->body_offset = header_size;
+        m->body_size = b->body_size;
+
         b->n_fds = 0;                           /* now the message's */
-        *ret = TAKE_PTR(m);
+        *ret = m;
         return 0;
 }

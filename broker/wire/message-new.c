@@ -2,11 +2,12 @@
  * message-new: the messages the bus itself composes (replies, errors,
  * signals) and builders seeded with the header of a received message
  * (for rebuilding its body, e.g. when mediation filters properties).
- * Everything goes through the public builder API, so the builder's
- * checks apply; these functions only fill in the header fields the
- * specification ties together (reply serial, destination).
+ * Everything but a reply's destination goes through the public builder
+ * API, so the builder's checks apply; these functions only fill in the
+ * header fields the specification ties together (reply serial,
+ * destination: the call's sender, a valid name already).
  */
-#include "message.h"
+#include "message-private.h"
 
 int message_builder_new_from_header(Message *m, MessageBuilder **ret) {
         _cleanup_(message_builder_freep) MessageBuilder *b = NULL;
@@ -36,12 +37,7 @@ static int new_reply(Message *call, uint8_t type, const char *sender, MessageBui
         r = message_builder_new(type, &b);
         if (r)
                 return r;
-        r = message_builder_set_reply_serial(b, message_get_serial(call));
-        if (r)
-                return r;
-        r = message_builder_set_destination(b, message_get_sender(call));
-        if (r)
-                return r;
+        message_builder_set_reply_to(b, call);
         r = message_builder_set_sender(b, sender);
         if (r)
                 return r;

@@ -74,6 +74,12 @@ int message_validate_header(Message *m);
  */
 int message_next_field(Message *m, size_t pos, uint8_t *ret_code, size_t *ret_start, size_t *ret_next);
 
+/*
+ * Makes b answer call: its serial as the reply serial, its sender as the
+ * destination (copied unchecked: a message's header was validated).
+ */
+void message_builder_set_reply_to(MessageBuilder *b, Message *call);
+
 /* Alignment of a type code (the first byte of a complete type). */
 static inline size_t message_type_alignment(char type) {
         switch (type) {

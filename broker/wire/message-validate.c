@@ -140,7 +140,8 @@ static int validate_signature_value(Validator *v, bool single, const char **ret)
         s = (const char *) v->data + v->pos;
         if (s[len] != 0)
                 return MESSAGE_E_INVALID;
-        if (single && len == 1) {
+        if (len == 1) {
+                /* The usual body signature: one code, valid alone exactly if it is basic or 'v'. */
                 if (!validate_is_basic_type(s[0]) && s[0] != 'v')
                         return MESSAGE_E_INVALID;
         } else if (single ? !validate_single_complete_type(s, len) : !validate_signature(s, len))
@@ -333,15 +334,18 @@ static int read_field_string(Validator *v, const char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* Whether the len bytes at str are the string literal (lengths first: most fields differ there). */
+#define FIELD_IS(str, len, literal) ((len) == sizeof(literal) - 1 && memcmp((str), (literal), (len)) == 0)
+
 static int store_string_field(Message *m, uint8_t code, const char *str, size_t len) {
         switch (code) {
         case MESSAGE_FIELD_PATH:
-                if (!validate_object_path(str, len) || strcmp(str, "/org/freedesktop/DBus/Local") == 0)
+                if (!validate_object_path(str, len) || FIELD_IS(str, len, "/org/freedesktop/DBus/Local"))
                         return MESSAGE_E_INVALID;
                 m->path = str;
                 return 0;
         case MESSAGE_FIELD_INTERFACE:
-                if (!validate_interface_name(str, len) || strcmp(str, "org.freedesktop.DBus.Local") == 0)
+                if (!validate_interface_name(str, len) || FIELD_IS(str, len, "org.freedesktop.DBus.Local"))
                         return MESSAGE_E_INVALID;
                 m->interface = str;
                 return 0;

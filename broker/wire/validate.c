@@ -30,10 +30,6 @@ static const uint8_t char_class[256] = {
         ['-'] = CHAR_DASH,
 };
 
-static bool is_alpha_(char c) {
-        return char_class[(uint8_t) c] & CHAR_ALPHA;
-}
-
 static bool is_digit(char c) {
         return char_class[(uint8_t) c] & CHAR_DIGIT;
 }
@@ -94,15 +90,17 @@ bool validate_error_name(const char *s, size_t n) {
         return validate_interface_name(s, n);
 }
 
+/* One table lookup per byte: member names are in every call's header. */
 bool validate_member_name(const char *s, size_t n) {
         if (n == 0 || n > VALIDATE_NAME_MAX || is_digit(s[0]))
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (!is_alpha_(s[i]) && !is_digit(s[i]))
+                if (!(char_class[(uint8_t) s[i]] & (CHAR_ALPHA | CHAR_DIGIT)))
                         return false;
         return true;
 }
 
+/* As validate_member_name(), a slash is looked at only where the table says "no". */
 bool validate_object_path(const char *s, size_t n) {
         if (n == 0 || s[0] != '/')
                 return false;
@@ -110,13 +108,9 @@ bool validate_object_path(const char *s, size_t n) {
                 return true;
         if (s[n - 1] == '/')
                 return false;
-        for (size_t i = 1; i < n; i++) {
-                if (s[i] == '/') {
-                        if (s[i - 1] == '/')
-                                return false;
-                } else if (!is_alpha_(s[i]) && !is_digit(s[i]))
+        for (size_t i = 1; i < n; i++)
+                if (!(char_class[(uint8_t) s[i]] & (CHAR_ALPHA | CHAR_DIGIT)) && (s[i] != '/' || s[i - 1] == '/'))
                         return false;
-        }
         return true;
 }
 

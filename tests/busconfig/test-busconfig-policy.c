@@ -452,6 +452,89 @@ static void test_describe(void **state) {
         assert_string_equal(text, "no r");
 }
 
+/*
+ * Every send (receive) query with n_fds descriptors: whether all are
+ * allowed, by the checks themselves (the slow path).
+ */
+static bool every_query_allowed(const BusconfigClient *client, bool send, unsigned n_fds) {
+        const char *none[] = { NULL }, *foo[] = { "org.foo" };
+        BusconfigPeer peers[] = { { ":1.9", none, 0 }, { ":1.9", foo, 1 } };
+        for (unsigned bits = 0; bits < 1024; bits++) {
+                bool full = bits & 1, dest = bits & 2, requested = bits & 4, eavesdropping = bits & 8;
+                unsigned peer = (bits >> 4) % 3, type = 1 + (bits >> 6) % 4;
+                if ((bits >> 6) >= 4 * 2 * 2)
+                        continue;
+                bool is_reply = (bits >> 8) & 1;
+                BusconfigMessage m = { type, is_reply, full ? "/a" : NULL, full ? "org.foo.I" : NULL,
+                                       full ? "M" : NULL, full ? "org.foo.E" : NULL, dest ? "org.foo" : NULL,
+                                       ":1.1", n_fds };
+                const BusconfigPeer *p = peer == 2 ? NULL : &peers[peer];
+                BusconfigVerdict v;
+                if (send)
+                        busconfig_client_check_send(client, &m, p, requested, &v);
+                else
+                        busconfig_client_check_receive(client, &m, p, eavesdropping, requested, &v);
+                if (!v.allow)
+                        return false;
+        }
+        return true;
+}
+
+/* The precomputed answer, checked against every query, and its expected value at 0 and 2 fds. */
+static void expect_allows_every(const char *rules, bool send0, bool receive0, bool send2, bool receive2) {
+        char xml[2048];
+        snprintf(xml, sizeof(xml), "<busconfig><policy context=\"default\">%s</policy></busconfig>", rules);
+        _cleanup_(bus_config_freep) BusConfig *config = NULL;
+        ConfigError err = { { 0 } };
+        if (bus_config_load_string("a.conf", xml, strlen(xml), BUS_CONFIG_NO_INCLUDES, &config, &err) != 0)
+                fail_msg("%s: config: %s", rules, err.message);
+        _cleanup_(busconfig_policy_unrefp) BusconfigPolicy *policy = NULL;
+        assert_int_equal(busconfig_policy_new(config, 0, &policy, NULL), 0);
+        BusconfigIdentity id = { 1000, NULL, 0, false };
+        _cleanup_(busconfig_client_unrefp) BusconfigClient *client = NULL;
+        assert_int_equal(busconfig_policy_get_client(policy, &id, &client), 0);
+        for (unsigned n_fds = 0; n_fds < 4; n_fds++) {
+                if (busconfig_client_allows_every_send(client, n_fds) && !every_query_allowed(client, true, n_fds))
+                        fail_msg("%s: claims every send with %u fds, but one is denied", rules, n_fds);
+                if (busconfig_client_allows_every_receive(client, n_fds) &&
+                    !every_query_allowed(client, false, n_fds))
+                        fail_msg("%s: claims every receive with %u fds, but one is denied", rules, n_fds);
+        }
+        assert_int_equal(busconfig_client_allows_every_send(client, 0), send0);
+        assert_int_equal(busconfig_client_allows_every_receive(client, 0), receive0);
+        assert_int_equal(busconfig_client_allows_every_send(client, 2), send2);
+        assert_int_equal(busconfig_client_allows_every_receive(client, 2), receive2);
+}
+
+static void test_allows_every(void **state) {
+        /* session.conf */
+        expect_allows_every("<allow send_destination=\"*\" eavesdrop=\"true\"/><allow eavesdrop=\"true\"/>",
+                            true, true, true, true);
+        /* A deny after it: the checks must run. */
+        expect_allows_every("<allow send_destination=\"*\" eavesdrop=\"true\"/><allow eavesdrop=\"true\"/>"
+                            "<deny send_interface=\"org.foo.I\"/><deny receive_sender=\"org.foo\"/>",
+                            false, false, false, false);
+        /* Without eavesdrop="true" an unrequested reply or an eavesdropped copy is not allowed. */
+        expect_allows_every("<allow send_destination=\"*\"/><allow receive_sender=\"*\"/>",
+                            false, false, false, false);
+        /* Denies before it are overridden; allows after it change nothing. */
+        expect_allows_every("<deny send_destination=\"org.foo\"/><deny receive_interface=\"org.foo.I\"/>"
+                            "<allow send_destination=\"*\" eavesdrop=\"true\"/><allow eavesdrop=\"true\"/>"
+                            "<allow send_destination=\"org.foo\" send_interface=\"org.foo.I\" send_member=\"M\"/>",
+                            true, true, true, true);
+        /* A bound on descriptors holds for messages within it only. */
+        expect_allows_every("<allow send_destination=\"*\" eavesdrop=\"true\" max_fds=\"1\"/>"
+                            "<allow eavesdrop=\"true\" min_fds=\"1\"/>",
+                            true, false, false, false);
+        /* A rule about some messages or peers is no blanket. */
+        expect_allows_every("<allow send_destination=\"org.foo\" eavesdrop=\"true\"/>"
+                            "<allow send_type=\"method_call\" eavesdrop=\"true\"/>"
+                            "<allow send_broadcast=\"true\" eavesdrop=\"true\"/>"
+                            "<allow receive_sender=\"org.foo\" eavesdrop=\"true\"/>",
+                            false, false, false, false);
+        expect_allows_every("", false, false, false, false);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table),
@@ -461,6 +544,7 @@ int main(void) {
                 cmocka_unit_test(test_unknown_names_warned),
                 cmocka_unit_test(test_client_keeps_policy),
                 cmocka_unit_test(test_describe),
+                cmocka_unit_test(test_allows_every),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -326,6 +326,38 @@ static void test_table(void **state) {
         }
 }
 
+/*
+ * Without a policy and without Smack the ladder refuses nothing of a known
+ * type, and a call needs nothing (check_tokens()): mediation_check_message()
+ * answers that without walking the ladder, and must answer exactly it, for
+ * every message and every pair of peers, the driver on either side too.
+ */
+static void test_no_policy_no_smack(void **state) {
+        Fixture *f = *state;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                _cleanup_(message_unrefp) Message *m = build_message(&cases[i]);
+
+                for (int side = 0; side < 3; side++) {
+                        const MediationPeer *sender = side == 1 ? NULL : fixture_peer(cases[i].sender);
+                        const MediationPeer *receiver = side == 2 ? NULL : fixture_peer(cases[i].receiver);
+                        MediationVerdict verdict;
+
+                        for (int expected_reply = 0; expected_reply < 2; expected_reply++) {
+                                assert_int_equal(mediation_check_message(sender, receiver, m, expected_reply, NULL,
+                                                                         f->no_smack, &verdict), 0);
+                                assert_int_equal(verdict.reason, MEDIATION_REASON_NONE);
+                                assert_null(verdict.error_name);
+                                assert_null(verdict.token);
+                                assert_string_equal(verdict.text, "");
+                                assert_int_equal(verdict.needs.known,
+                                                 message_get_type(m) == MESSAGE_METHOD_CALL);
+                                assert_int_equal(verdict.needs.n_tokens, 0);
+                        }
+                }
+        }
+}
+
 /* The journal fields of one denial. */
 static void test_fields(void **state) {
         Fixture *f = *state;
@@ -502,6 +534,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_table, fixture_setup, fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_fields, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_no_policy_no_smack, fixture_setup, fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_oracle_errors, fixture_setup, fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_cached, fixture_setup, fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_own, fixture_setup, fixture_teardown),

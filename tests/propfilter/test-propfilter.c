@@ -533,7 +533,8 @@ static void test_allocation_failures(void **state) {
                 assert_null(out);
                 failed++;
         }
-        assert_true(failed > 3);
+        /* The rebuild's builder, its result and the filter's own: the builder keeps header names and a small body inline. */
+        assert_true(failed >= 3);
 }
 
 static void test_bad_arguments(void **state) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "message.h"
+#include "message-private.h"
 
 static MessageBuilder *new_call(void) {
         MessageBuilder *b = NULL;
@@ -409,6 +409,135 @@ static void test_append_fd_errors(void **state) {
         assert_int_equal(message_builder_close(b), 0);
 }
 
+/*
+ * finish() indexes the header it writes instead of parsing it again: the
+ * index must be exactly what message_validate_header() makes of the
+ * same bytes.
+ */
+static void assert_index_as_parsed(Message *m) {
+        Message parsed = *m;
+
+        assert_int_equal(message_validate_header(&parsed), 0);
+        assert_int_equal(parsed.little_endian, m->little_endian);
+        assert_int_equal(parsed.type, m->type);
+        assert_int_equal(parsed.flags, m->flags);
+        assert_int_equal(parsed.serial, m->serial);
+        assert_int_equal(parsed.reply_serial, m->reply_serial);
+        assert_int_equal(parsed.unix_fds, m->unix_fds);
+        assert_int_equal(parsed.unix_fds, m->n_fds);
+        assert_int_equal(parsed.has_unknown_fields, m->has_unknown_fields);
+        assert_int_equal(parsed.body_offset, m->body_offset);
+        assert_int_equal(parsed.body_size, m->body_size);
+        assert_int_equal(parsed.size, m->size);
+        assert_ptr_equal(parsed.path, m->path);
+        assert_ptr_equal(parsed.interface, m->interface);
+        assert_ptr_equal(parsed.member, m->member);
+        assert_ptr_equal(parsed.error_name, m->error_name);
+        assert_ptr_equal(parsed.destination, m->destination);
+        assert_ptr_equal(parsed.sender, m->sender);
+        assert_ptr_equal(parsed.signature, m->signature);
+}
+
+static void finish_and_compare(MessageBuilder *b) {
+        _cleanup_(message_unrefp) Message *m = NULL;
+
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        assert_index_as_parsed(m);
+        message_builder_free(b);
+}
+
+static void test_finish_index(void **state) {
+        MessageBuilder *b = new_call();
+        _cleanup_(message_unrefp) Message *call = NULL, *anonymous = NULL, *err = NULL;
+        char long_path[600];
+        uint32_t u = 7;
+        int pipefd[2];
+
+        assert_int_equal(message_builder_set_flags(b, 0xff), 0);
+        assert_int_equal(message_builder_append_basic(b, 's', "text"), 0);
+        assert_int_equal(message_builder_finish(b, &call), 0);
+        assert_index_as_parsed(call);
+        message_builder_free(b);
+
+        /* A reply to it, its destination copied from the call's sender. */
+        assert_int_equal(message_new_method_return(call, "org.freedesktop.DBus", &b), 0);
+        assert_int_equal(message_builder_append_basic(b, 'u', &u), 0);
+        finish_and_compare(b);
+
+        assert_int_equal(message_new_error(call, "org.freedesktop.DBus", "org.example.Error", "why", &err), 0);
+        assert_index_as_parsed(err);
+
+        /* A call without sender: its reply has no destination. */
+        assert_int_equal(message_builder_new(MESSAGE_METHOD_CALL, &b), 0);
+        assert_int_equal(message_builder_set_path(b, "/"), 0);
+        assert_int_equal(message_builder_set_member(b, "M"), 0);
+        assert_int_equal(message_builder_finish(b, &anonymous), 0);
+        assert_index_as_parsed(anonymous);
+        message_builder_free(b);
+        assert_int_equal(message_new_method_return(anonymous, NULL, &b), 0);
+        finish_and_compare(b);
+
+        assert_int_equal(message_new_signal("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                            "org.freedesktop.DBus", "NameOwnerChanged", &b), 0);
+        assert_int_equal(message_builder_open(b, 'a', "{sv}"), 0);
+        append_property(b, "Count", 3);
+        assert_int_equal(message_builder_close(b), 0);
+        finish_and_compare(b);
+
+        /* A path longer than any name, and a descriptor. */
+        long_path[0] = '/';
+        memset(long_path + 1, 'p', sizeof(long_path) - 2);
+        long_path[sizeof(long_path) - 1] = 0;
+        assert_int_equal(pipe(pipefd), 0);
+        assert_int_equal(message_builder_new(MESSAGE_METHOD_CALL, &b), 0);
+        assert_int_equal(message_builder_set_path(b, long_path), 0);
+        assert_int_equal(message_builder_set_member(b, "Take"), 0);
+        assert_int_equal(message_builder_set_destination(b, ":1.2"), 0);
+        assert_int_equal(message_builder_append_fd(b, pipefd[0]), 0);
+        finish_and_compare(b);
+        close(pipefd[0]);
+        close(pipefd[1]);
+
+        /* A body that outgrows the builder's own buffer, written across the move. */
+        {
+                _cleanup_(message_unrefp) Message *big = NULL;
+                char text[1000];
+                const char *read_back = NULL, *after = NULL;
+
+                memset(text, 'x', sizeof(text) - 1);
+                text[sizeof(text) - 1] = 0;
+                b = new_call();
+                assert_int_equal(message_builder_append_basic(b, 's', "before"), 0);
+                assert_int_equal(message_builder_append_basic(b, 's', text), 0);
+                assert_int_equal(message_builder_finish(b, &big), 0);
+                assert_index_as_parsed(big);
+                message_builder_free(b);
+                assert_int_equal(message_read(big, "ss", &read_back, &after), 0);
+                assert_string_equal(read_back, "before");
+                assert_string_equal(after, text);
+        }
+
+        /* Cleared fields are gone from the header. */
+        b = new_call();
+        assert_int_equal(message_builder_set_interface(b, NULL), 0);
+        assert_int_equal(message_builder_set_sender(b, NULL), 0);
+        finish_and_compare(b);
+}
+
+/* What message_validate_header() refuses in a header, finish() refuses too. */
+static void test_finish_reserved(void **state) {
+        _cleanup_(message_builder_freep) MessageBuilder *b = new_call();
+        Message *m = NULL;
+
+        assert_int_equal(message_builder_set_path(b, "/org/freedesktop/DBus/Local"), 0);
+        assert_int_equal(message_builder_finish(b, &m), -EINVAL);
+        assert_int_equal(message_builder_set_path(b, "/org/freedesktop/DBus/Local/x"), 0);
+        assert_int_equal(message_builder_finish(b, &m), 0);
+        message_unref(m);
+        assert_int_equal(message_builder_set_interface(b, "org.freedesktop.DBus.Local"), 0);
+        assert_int_equal(message_builder_finish(b, &m), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_header_round_trip),
@@ -422,6 +551,8 @@ int main(void) {
                 cmocka_unit_test(test_copy_filtering_dict),
                 cmocka_unit_test(test_copy_big_endian_and_fds),
                 cmocka_unit_test(test_append_fd_errors),
+                cmocka_unit_test(test_finish_index),
+                cmocka_unit_test(test_finish_reserved),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
