@@ -20,12 +20,12 @@ TAB=$(printf '\t')
 # cases: "CASE EXPECT KEY", one line per case of the table (but the
 # device's configuration's, which only hostile-apt installs).
 cases() {
-    awk '!/^#/ && NF && $2 != "guarded" && $2 != "trusted" { print $1, $2, $3 }' "$hostile/cases"
+    awk '!/^#/ && NF && $2 != "guarded" && $2 != "trusted" && $2 != "hook" { print $1, $2, $3 }' "$hostile/cases"
 }
 
 # etc_cases: "CASE EXPECT FILE" for the cases that ship the device's configuration.
 etc_cases() {
-    awk '!/^#/ && NF && ($2 == "guarded" || $2 == "trusted") { print $1, $2, $3 }' "$hostile/cases"
+    awk '!/^#/ && NF && ($2 == "guarded" || $2 == "trusted" || $2 == "hook") { print $1, $2, $3 }' "$hostile/cases"
 }
 
 # The cases whose manifests stand alone, $hostile/extra/NAME.aegis: "NAME EXPECT KEY".
