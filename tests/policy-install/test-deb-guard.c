@@ -284,6 +284,7 @@ static void test_inspect_run(void **state) {
         _cleanup_(deb_run_freep) DebRun *run = NULL;
         _cleanup_free_ char *plain = NULL, *dir_over_file = NULL, *dir_kept = NULL, *links = NULL;
         _cleanup_free_ char *through = NULL, *hard = NULL, *relative = NULL;
+        _cleanup_free_ char *root = fileio_join(f->root, "root");
         int root_fd;
 
         file_at(f, "root/etc/mssf/device-policy.conf", "origin system *\n");
@@ -306,15 +307,8 @@ static void test_inspect_run(void **state) {
         relative = build_deb(f, "relative", "mkdir -p pkg/usr/lib/rel/sub && "
                              "ln -s ../../x pkg/usr/lib/rel/sub/x");
 
-        root_fd = open(f->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        root_fd = openat(AT_FDCWD, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         assert_true(root_fd >= 0);
-        {
-                _cleanup_free_ char *at_root = NULL;
-                assert_true(asprintf(&at_root, "%s/root", f->root) > 0);
-                close(root_fd);
-                root_fd = open(at_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                assert_true(root_fd >= 0);
-        }
         assert_int_equal(deb_run_new(root_fd, &run), 0);
         const char *debs[] = { plain, dir_over_file, dir_kept, links, through, hard, relative };
         for (size_t i = 0; i < ELEMENTSOF(debs); i++) {

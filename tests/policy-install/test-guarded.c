@@ -74,11 +74,17 @@ static void test_normalize(void **state) {
         assert_null(normal);
 }
 
-static void assert_resolves(int root_fd, const char *path, bool follow_last, const char *expected) {
+static void assert_resolves_in_run(int root_fd, const GuardedRun *run, const char *path,
+                                   bool follow_last, const char *expected) {
         _cleanup_free_ char *where = NULL;
 
-        assert_int_equal(guarded_resolve(root_fd, NULL, path, follow_last, &where), 0);
+        assert_int_equal(guarded_resolve(root_fd, run, path, follow_last, &where), 0);
         assert_string_equal(where, expected);
+}
+
+/* In the tree as it will be read (dpkg's lists). */
+static void assert_resolves(int root_fd, const char *path, bool follow_last, const char *expected) {
+        assert_resolves_in_run(root_fd, NULL, path, follow_last, expected);
 }
 
 static void test_resolve(void **state) {
@@ -138,14 +144,6 @@ static const char *planned_link(const char *path, void *userdata) {
                 if (strcmp(links[i], path) == 0)
                         return links[i + 1];
         return NULL;
-}
-
-static void assert_resolves_in_run(int root_fd, const GuardedRun *run, const char *path,
-                                   bool follow_last, const char *expected) {
-        _cleanup_free_ char *where = NULL;
-
-        assert_int_equal(guarded_resolve(root_fd, run, path, follow_last, &where), 0);
-        assert_string_equal(where, expected);
 }
 
 /* Before a run: what is not there yet becomes a directory, or one of the run's symlinks. */
