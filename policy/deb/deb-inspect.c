@@ -146,6 +146,7 @@ int deb_run_add(DebRun *run, const char *deb, char **ret_error) {
         *listing.package = (DebPackage) {};
         r = deb_contents_read(deb, keep_member, &listing, ret_error);
         if (r != 0) {
+                run->n_members -= listing.package->n_members;
                 package_clear(listing.package);
                 return r;
         }
