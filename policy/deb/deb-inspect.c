@@ -148,7 +148,11 @@ int deb_run_add(DebRun *run, const char *deb, char **ret_error) {
         if (r != 0) {
                 run->n_members -= listing.package->n_members;
                 package_clear(listing.package);
-                return r;
+                if (r == -E2BIG && ret_error && !*ret_error &&
+                    asprintf(ret_error, "more than %u members in the package files of one apt run",
+                             DEB_RUN_MEMBERS_MAX) < 0)
+                        *ret_error = NULL;
+                return r == -E2BIG ? DEB_CONTENTS_E_SYNTAX : r;
         }
         run->n_packages++;
         return 0;

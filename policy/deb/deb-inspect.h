@@ -13,7 +13,7 @@ DebRun *deb_run_free(DebRun *run);
  * List deb's members with the real dpkg-deb and tar, as the run's next
  * package file (index: how many were added before). 0; a DEB_CONTENTS_E_*
  * code with *ret_error (owned) when the file cannot be listed as dpkg
- * would unpack it; -E2BIG past the run's bound on members; or -errno.
+ * would unpack it, or past the run's bound on members; or -errno.
  * A file that fails is not added.
  */
 int deb_run_add(DebRun *run, const char *deb, char **ret_error);
