@@ -225,6 +225,11 @@ static int collect_links(const DebRun *run, const GuardedRun *through, RunLink *
         return 0;
 }
 
+static void sort_links(DebRun *run) {
+        if (run->n_links > 1)   /* qsort's base may not be NULL, even for nothing */
+                qsort(run->links, run->n_links, sizeof(RunLink), compare_links);
+}
+
 int deb_run_seal(DebRun *run) {
         const GuardedRun as_is = {}, with_links = { .link_at = run_link_at, .userdata = run };
         RunLink *more = NULL, *all;
@@ -236,23 +241,25 @@ int deb_run_seal(DebRun *run) {
         r = collect_links(run, &as_is, &run->links, &run->n_links);
         if (r < 0)
                 return r;
-        qsort(run->links, run->n_links, sizeof(RunLink), compare_links);
+        sort_links(run);
         /* Where they land once the first ones are there: both places count. */
         r = collect_links(run, &with_links, &more, &n_more);
         if (r < 0)
                 return r;
-        all = reallocarray(run->links, run->n_links + n_more, sizeof(RunLink));
-        if (!all) {
-                for (size_t i = 0; i < n_more; i++)
-                        free(more[i].location);
-                free(more);
-                return -ENOMEM;
+        if (n_more > 0) {
+                all = reallocarray(run->links, run->n_links + n_more, sizeof(RunLink));
+                if (!all) {
+                        for (size_t i = 0; i < n_more; i++)
+                                free(more[i].location);
+                        free(more);
+                        return -ENOMEM;
+                }
+                memcpy(all + run->n_links, more, n_more * sizeof(RunLink));
+                run->links = all;
+                run->n_links += n_more;
+                sort_links(run);
         }
-        memcpy(all + run->n_links, more, n_more * sizeof(RunLink));
         free(more);
-        run->links = all;
-        run->n_links += n_more;
-        qsort(run->links, run->n_links, sizeof(RunLink), compare_links);
         run->sealed = true;
         return 0;
 }
