@@ -193,12 +193,15 @@ static void test_guarded_files(void **state) {
         assert_true(root_fd >= 0);
         assert_int_equal(mkdirat(root_fd, "usr/lib", 0755), 0);
         assert_int_equal(symlinkat("../../etc/mssf", root_fd, "usr/lib/sneaky"), 0);
+        /* Read as text, "gone/../../etc/mssf" is /etc/mssf; the kernel stops at "gone". */
+        assert_int_equal(symlinkat("gone/../../etc/mssf", root_fd, "usr/lib/dangling"), 0);
         /* Directories and files elsewhere are no one's concern. */
         file_at(f, "var/lib/dpkg/info/mssf-policy.list", "/etc\n/etc/mssf\n/etc/smack\n"
                 "/etc/smack/accesses.d\n/usr/share/doc/x\n");
         file_at(f, "var/lib/dpkg/info/honest.list", "/etc/other.conf\n/etc/mssf/gone.conf\n");
         /* Named plainly, without the leading slash's normal form, and through a link. */
         file_at(f, "var/lib/dpkg/info/store-app.list", "/etc/smack/accesses.d/store-rules\n");
+        file_at(f, "var/lib/dpkg/info/nowhere.list", "/usr/lib/dangling/device-policy.conf\n");
         file_at(f, "var/lib/dpkg/info/evil:amd64.list", "/usr/lib/sneaky/device-policy.conf\n"
                 "/etc//mssf/./repositories.conf\n");
         /* A package whose file another package's diversion put there. */
@@ -283,7 +286,7 @@ static void test_inspect_run(void **state) {
         ToolFixture *f = tool_fixture_new("mssf-deb-inspect");
         _cleanup_(deb_run_freep) DebRun *run = NULL;
         _cleanup_free_ char *plain = NULL, *dir_over_file = NULL, *dir_kept = NULL, *links = NULL;
-        _cleanup_free_ char *through = NULL, *hard = NULL, *relative = NULL;
+        _cleanup_free_ char *through = NULL, *hard = NULL, *relative = NULL, *loop = NULL;
         _cleanup_free_ char *root = fileio_join(f->root, "root");
         int root_fd;
 
@@ -332,6 +335,18 @@ static void test_inspect_run(void **state) {
         }
         assert_int_equal(deb_run_seal(run), 0);
         assert_finding(run, 0, NULL);
+        /* A member that cannot be followed is an error, never no finding. */
+        deb_run_free(TAKE_PTR(run));
+        loop = build_deb(f, "loop", "mkdir -p pkg/opt/l && ln -s t pkg/opt/l/s && ln -s s pkg/opt/l/t && "
+                         "mkdir -p pkg/opt/m && ln -s ../l/s/x pkg/opt/m/x");
+        assert_int_equal(deb_run_new(root_fd, &run), 0);
+        {
+                _cleanup_free_ char *error = NULL, *finding = NULL;
+                assert_int_equal(deb_run_add(run, loop, &error), 0);
+                assert_int_equal(deb_run_seal(run), 0);
+                assert_int_equal(deb_run_inspect(run, 0, &finding), -ELOOP);
+                assert_null(finding);
+        }
         close(root_fd);
         tool_fixture_free(f);
 }
