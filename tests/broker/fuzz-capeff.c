@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz-text.h"
 #include "creds-caps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,14 +26,12 @@ static int find_capeff(const char *text, size_t size, uint64_t *ret) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
+        char *text = fuzz_text(data, size);
         uint64_t effective = UINT64_C(0x5a5a5a5a5a5a5a5a), expected;
         int r;
 
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         r = creds_caps_parse_status(text, size, &effective);
         if (r != 0 && r != -ENODATA && r != -EBADMSG && r != -E2BIG)
                 abort();

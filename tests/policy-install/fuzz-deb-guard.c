@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz-text.h"
 #include "deb-contents.h"
 #include "guarded.h"
 
@@ -183,12 +184,10 @@ static void check_line(const char *line) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
+        char *text = fuzz_text(data, size);
 
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         /* A line at a time, without its newline, as deb_contents_read() gives them (up to a NUL). */
         for (char *line = text, *end; line; line = end) {
                 end = strchr(line, '\n');

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz-text.h"
 #include "fileio.h"
 #include "integrity.h"
 #include "journal.h"
@@ -52,12 +53,10 @@ static void check_journal(const char *text, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
+        char *text = fuzz_text(data, size);
 
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         check_rules_roundtrip(text);
         check_journal(text, size);
         free(text);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz-text.h"
 #include "manifest.h"
 #include "rpm-origins.h"
 #include "rpm-record.h"
@@ -53,12 +54,10 @@ static void check_origins(const char *text, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
+        char *text = fuzz_text(data, size);
 
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         check_record(text, size);
         check_origins(text, size);
         free(text);

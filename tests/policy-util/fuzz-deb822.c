@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz/fuzz-text.h"
 #include "deb822.h"
 #include "registration.h"
 #include "repositories.h"
@@ -63,12 +64,10 @@ static void check_repositories(const char *text, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1);
+        char *text = fuzz_text(data, size);
 
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         (void) deb822_parse_buffer(text, size, false, check_paragraph, NULL, NULL, NULL);
         (void) deb822_parse_buffer(text, size, true, check_paragraph, NULL, NULL, NULL);
         check_registration(text, size);
